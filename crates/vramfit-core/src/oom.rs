@@ -1,0 +1,1 @@
+//! OOM error text parser (work in progress).

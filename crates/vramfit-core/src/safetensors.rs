@@ -1,0 +1,1 @@
+//! Safetensors header parser (work in progress).
