@@ -1,1 +1,5 @@
-fn main(){}
+//! Mounts the app. Everything else lives in the library (`lib.rs`).
+
+fn main() {
+    vramfit_web::start();
+}

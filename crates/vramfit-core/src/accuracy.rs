@@ -1,0 +1,739 @@
+//! Calibration of the sizing and throughput models against published measurements.
+//!
+//! The measurements are `tests/data/measurements.csv` (a copy of
+//! ../shared/calibration/measurements.csv; each row names its public source: vLLM start-up
+//! logs, TensorRT-LLM performance tables, vLLM issues). This module compares our predictions
+//! row by row; the integration tests assert the error bounds and docs/ACCURACY.md is
+//! generated from the same report.
+//!
+//! Rule-of-thumb baseline (the seed calculators' formula): memory = parameters × bytes per
+//! parameter × 1.2, so the KV pool it implies is `utilization × total − 1.2 × weights`.
+
+use crate::catalog::Catalog;
+use crate::dtype::{KvDtype, WeightFormat};
+use crate::sizing::{estimate_bytes, Engine, Scenario, GIB};
+use crate::throughput::{max_load_throughput, speed, GpuPerf};
+use std::fmt;
+
+/// The embedded calibration set.
+pub const CALIBRATION_CSV: &str = include_str!("../tests/data/measurements.csv");
+
+/// Parses CSV text (RFC 4180 quoting) into rows of fields.
+#[must_use]
+pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if quoted {
+            if c == '"' {
+                if chars.peek() == Some(&'"') {
+                    field.push('"');
+                    chars.next();
+                } else {
+                    quoted = false;
+                }
+            } else {
+                field.push(c);
+            }
+        } else {
+            match c {
+                '"' => quoted = true,
+                ',' => row.push(std::mem::take(&mut field)),
+                '\n' => {
+                    row.push(std::mem::take(&mut field));
+                    rows.push(std::mem::take(&mut row));
+                }
+                '\r' => {}
+                _ => field.push(c),
+            }
+        }
+    }
+    if !field.is_empty() || !row.is_empty() {
+        row.push(field);
+        rows.push(row);
+    }
+    rows
+}
+
+/// One CSV row by column name.
+struct Rec<'a> {
+    head: &'a [String],
+    row: &'a [String],
+}
+
+impl Rec<'_> {
+    fn get(&self, k: &str) -> &str {
+        self.head
+            .iter()
+            .position(|h| h == k)
+            .and_then(|i| self.row.get(i))
+            .map_or("", |s| s.trim())
+    }
+    fn num(&self, k: &str) -> Option<f64> {
+        self.get(k).parse::<f64>().ok().filter(|x| x.is_finite())
+    }
+}
+
+/// Median, 90th percentile and worst of absolute relative errors.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Summary {
+    /// Rows.
+    pub n: usize,
+    /// Median |error|.
+    pub median: f64,
+    /// 90th percentile |error|.
+    pub p90: f64,
+    /// Worst |error|.
+    pub worst: f64,
+}
+
+impl Summary {
+    /// From relative errors (signed).
+    #[must_use]
+    pub fn of(errs: &[f64]) -> Self {
+        let mut v: Vec<f64> = errs
+            .iter()
+            .map(|e| e.abs())
+            .filter(|e| e.is_finite())
+            .collect();
+        if v.is_empty() {
+            return Self::default();
+        }
+        v.sort_by(f64::total_cmp);
+        let pick = |q: f64| {
+            // OK because: q in [0,1] and len small.
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                clippy::cast_precision_loss
+            )]
+            let i = ((v.len() - 1) as f64 * q).round() as usize;
+            v[i]
+        };
+        Self {
+            n: v.len(),
+            median: pick(0.5),
+            p90: pick(0.9),
+            worst: v[v.len() - 1],
+        }
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "n={} median {:.2}% p90 {:.2}% worst {:.2}%",
+            self.n,
+            self.median * 100.0,
+            self.p90 * 100.0,
+            self.worst * 100.0
+        )
+    }
+}
+
+/// One compared start-up log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemRow {
+    /// Model as written in the row.
+    pub model: String,
+    /// Catalog id it resolved to.
+    pub catalog_id: String,
+    /// vLLM minor version.
+    pub vllm_minor: u32,
+    /// TP.
+    pub tp: u64,
+    /// max_model_len.
+    pub max_model_len: u64,
+    /// Measured / predicted weights, GiB.
+    pub weights: (f64, f64),
+    /// Measured / predicted KV pool, GiB (None for weights-only rows).
+    pub kv: Option<(f64, f64)>,
+    /// Rule-of-thumb KV pool, GiB.
+    pub thumb_kv: Option<f64>,
+    /// Measured / predicted blocks.
+    pub blocks: Option<(f64, f64)>,
+    /// Measured / predicted max concurrency.
+    pub concurrency: Option<(f64, f64)>,
+    /// Source.
+    pub source: String,
+}
+
+fn rel(m: f64, p: f64) -> f64 {
+    if m == 0.0 {
+        0.0
+    } else {
+        (p - m) / m
+    }
+}
+
+/// All compared memory rows.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MemoryReport {
+    /// Rows with a prediction.
+    pub rows: Vec<MemRow>,
+    /// Rows skipped and why.
+    pub skipped: Vec<String>,
+}
+
+impl MemoryReport {
+    /// Weights errors.
+    #[must_use]
+    pub fn weights_summary(&self) -> Summary {
+        Summary::of(
+            &self
+                .rows
+                .iter()
+                .map(|r| rel(r.weights.0, r.weights.1))
+                .collect::<Vec<_>>(),
+        )
+    }
+    /// KV pool errors.
+    #[must_use]
+    pub fn kv_summary(&self) -> Summary {
+        Summary::of(
+            &self
+                .rows
+                .iter()
+                .filter_map(|r| r.kv)
+                .map(|(m, p)| rel(m, p))
+                .collect::<Vec<_>>(),
+        )
+    }
+    /// Rule-of-thumb KV pool errors.
+    #[must_use]
+    pub fn rule_of_thumb_kv_summary(&self) -> Summary {
+        Summary::of(
+            &self
+                .rows
+                .iter()
+                .filter_map(|r| Some((r.kv?.0, r.thumb_kv?)))
+                .map(|(m, p)| rel(m, p))
+                .collect::<Vec<_>>(),
+        )
+    }
+    /// Block-count errors.
+    #[must_use]
+    pub fn blocks_summary(&self) -> Summary {
+        Summary::of(
+            &self
+                .rows
+                .iter()
+                .filter_map(|r| r.blocks)
+                .map(|(m, p)| rel(m, p))
+                .collect::<Vec<_>>(),
+        )
+    }
+    /// Concurrency errors.
+    #[must_use]
+    pub fn concurrency_summary(&self) -> Summary {
+        Summary::of(
+            &self
+                .rows
+                .iter()
+                .filter_map(|r| r.concurrency)
+                .map(|(m, p)| rel(m, p))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// A Markdown table of every row.
+    #[must_use]
+    pub fn table(&self) -> String {
+        let mut s = String::from("| model | vLLM | TP | len | weights GiB meas / pred (err) | KV pool GiB meas / pred (err) | rule of thumb KV (err) | blocks meas / pred | concurrency meas / pred |\n|---|---|---|---|---|---|---|---|---|\n");
+        for r in &self.rows {
+            let kv = r.kv.map_or("–".into(), |(m, p)| {
+                format!("{m:.2} / {p:.2} ({:+.1}%)", rel(m, p) * 100.0)
+            });
+            let th = match (r.kv, r.thumb_kv) {
+                (Some((m, _)), Some(t)) => format!("{t:.2} ({:+.1}%)", rel(m, t) * 100.0),
+                _ => "–".into(),
+            };
+            let bl = r
+                .blocks
+                .map_or("–".into(), |(m, p)| format!("{m:.0} / {p:.0}"));
+            let co = r
+                .concurrency
+                .map_or("–".into(), |(m, p)| format!("{m:.2} / {p:.2}"));
+            s.push_str(&format!(
+                "| {} | 0.{} | {} | {} | {:.2} / {:.2} ({:+.1}%) | {kv} | {th} | {bl} | {co} |\n",
+                r.model,
+                r.vllm_minor,
+                r.tp,
+                r.max_model_len,
+                r.weights.0,
+                r.weights.1,
+                rel(r.weights.0, r.weights.1) * 100.0
+            ));
+        }
+        s
+    }
+}
+
+fn vllm_minor(notes: &str) -> Option<u32> {
+    let i = notes.find("v0.")?;
+    let rest = &notes[i + 3..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+fn format_of(dtype: &str, quant: &str) -> WeightFormat {
+    let q = quant.to_ascii_lowercase();
+    if q.contains("w4a16") || q.contains("gptq") {
+        WeightFormat::Int4Gptq
+    } else if q.contains("awq") {
+        WeightFormat::Int4Awq
+    } else if q.contains("w8a8") && q.contains("int8") {
+        WeightFormat::Int8W8a8
+    } else if q.contains("fp8") {
+        WeightFormat::Fp8
+    } else if dtype == "fp16" {
+        WeightFormat::Fp16
+    } else {
+        WeightFormat::Bf16
+    }
+}
+
+fn model_name(raw: &str) -> &str {
+    raw.split(" (").next().unwrap_or(raw).trim()
+}
+
+/// Compares every usable `vllm_log` row.
+#[must_use]
+pub fn memory_report(csv: &str) -> MemoryReport {
+    let cat = Catalog::bundled();
+    let rows = parse_csv(csv);
+    let Some((head, body)) = rows.split_first() else {
+        return MemoryReport::default();
+    };
+    let mut out = MemoryReport::default();
+    for row in body {
+        let r = Rec { head, row };
+        if r.get("kind") != "vllm_log" {
+            continue;
+        }
+        let name = model_name(r.get("model"));
+        let Some(m) = cat.model(name) else {
+            out.skipped.push(format!("{name}: not in catalog"));
+            continue;
+        };
+        let Ok(arch) = m.model.arch() else { continue };
+        let notes = r.get("notes");
+        let minor = vllm_minor(notes).unwrap_or(0);
+        let tp = r.num("tp").unwrap_or(1.0).max(1.0);
+        let Some(weights_meas) = r.num("weights_gib") else {
+            out.skipped.push(format!("{name}: no weights figure"));
+            continue;
+        };
+        let mut s = Scenario::new(arch);
+        s.format = m
+            .format
+            .unwrap_or_else(|| format_of(r.get("dtype"), r.get("quant")));
+        if s.format == WeightFormat::Bf16 && r.get("dtype") == "fp16" {
+            s.format = WeightFormat::Fp16;
+        }
+        s.group_size = m.group_size.unwrap_or(128);
+        // OK because: TP is a small positive integer in the data.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        {
+            s.tensor_parallel_size = tp as u64;
+        }
+        s.engine = Engine::Vllm {
+            minor: minor.max(11),
+        };
+        s.kv_dtype = KvDtype::parse(r.get("kv_cache_dtype")).unwrap_or(KvDtype::Auto);
+        s.gpu_memory_utilization = r.num("gpu_mem_util");
+        // OK because: lengths are integers in the data.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        {
+            s.max_model_len = r.num("max_model_len").map(|x| x as u64);
+            s.block_size = r.num("block_size").map(|x| x as u64);
+        }
+        if let Some(i) = notes.find("--block-size=") {
+            s.block_size = notes[i + 13..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .ok();
+        }
+        let total_gib = r.num("gpu_mem_gib");
+        let v1 = minor >= 11 && total_gib.is_some() && r.num("kv_cache_gib").is_some();
+        // OK because: GiB figures are small.
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            clippy::cast_precision_loss
+        )]
+        let e = estimate_bytes(&s, (total_gib.unwrap_or(80.0) * GIB as f64) as u64);
+        #[allow(clippy::cast_precision_loss)]
+        let g = |b: u64| b as f64 / GIB as f64;
+        let kv = if v1 {
+            r.num("kv_cache_gib").map(|m| (m, g(e.kv_pool_bytes)))
+        } else {
+            None
+        };
+        let thumb_kv = if v1 {
+            let params = m.model.parameters_total as f64;
+            let bpp = match s.format {
+                WeightFormat::Fp32 => 4.0,
+                WeightFormat::Fp8 | WeightFormat::Fp8Block | WeightFormat::Int8W8a8 => 1.0,
+                WeightFormat::Int4Awq
+                | WeightFormat::Int4Gptq
+                | WeightFormat::Nvfp4
+                | WeightFormat::Mxfp4 => 0.5,
+                _ => 2.0,
+            };
+            let budget = s.gpu_memory_utilization.unwrap_or(0.9) * total_gib.unwrap_or(80.0);
+            Some(budget - 1.2 * params * bpp / tp / GIB as f64)
+        } else {
+            None
+        };
+        #[allow(clippy::cast_precision_loss)]
+        let blocks = if v1 {
+            r.num("gpu_blocks").map(|m| (m, e.kv_blocks as f64))
+        } else {
+            None
+        };
+        let concurrency = if v1 {
+            r.num("max_concurrency").map(|m| (m, e.max_concurrency))
+        } else {
+            None
+        };
+        out.rows.push(MemRow {
+            model: name.to_string(),
+            catalog_id: m.model.id.clone(),
+            vllm_minor: minor,
+            tp: s.tensor_parallel_size,
+            max_model_len: s.model_len(),
+            weights: (weights_meas, g(e.weights_bytes)),
+            kv,
+            thumb_kv,
+            blocks,
+            concurrency,
+            source: r.get("source").to_string(),
+        });
+    }
+    out
+}
+
+/// One compared speed-up (same model, GPU, precision and workload; two TP sizes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScaleRow {
+    /// Model.
+    pub model: String,
+    /// GPU.
+    pub gpu: String,
+    /// Precision.
+    pub precision: String,
+    /// Workload label.
+    pub workload: String,
+    /// Smaller / larger TP.
+    pub tp: (u64, u64),
+    /// Measured speed-up (throughput ratio).
+    pub measured: f64,
+    /// Predicted speed-up.
+    pub predicted: f64,
+}
+
+/// All compared speed-ups.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ScaleReport {
+    /// Pairs.
+    pub rows: Vec<ScaleRow>,
+}
+
+impl ScaleReport {
+    /// Errors of predicted vs measured ratios.
+    #[must_use]
+    pub fn summary(&self) -> Summary {
+        Summary::of(
+            &self
+                .rows
+                .iter()
+                .map(|r| rel(r.measured, r.predicted))
+                .collect::<Vec<_>>(),
+        )
+    }
+    /// Markdown table.
+    #[must_use]
+    pub fn table(&self) -> String {
+        let mut s = String::from("| model | GPU | precision | workload | TP a→b | measured speed-up | predicted | error |\n|---|---|---|---|---|---|---|---|\n");
+        for r in &self.rows {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {}→{} | {:.2} | {:.2} | {:+.1}% |\n",
+                r.model,
+                r.gpu,
+                r.precision,
+                r.workload,
+                r.tp.0,
+                r.tp.1,
+                r.measured,
+                r.predicted,
+                rel(r.measured, r.predicted) * 100.0
+            ));
+        }
+        s
+    }
+}
+
+fn gpu_for(cat: &Catalog, raw: &str) -> Option<String> {
+    let base = raw.split(" (").next().unwrap_or(raw).trim();
+    for cand in [base.to_string(), format!("NVIDIA {base}")] {
+        if let Some(g) = cat.gpu(&cand) {
+            return Some(g.id.clone());
+        }
+    }
+    let l = base.to_ascii_lowercase();
+    // The published tables name 80 GB SXM parts ("A100 80GB (8x node)").
+    let id = if l.contains("a100") {
+        "a100-80gb-sxm"
+    } else if l.contains("h100") {
+        "h100-sxm"
+    } else if l.contains("h200") {
+        "h200-sxm"
+    } else {
+        return None;
+    };
+    Some(id.to_string())
+}
+
+fn field_u64(notes: &str, key: &str) -> Option<u64> {
+    let i = notes.find(key)?;
+    notes[i + key.len()..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .ok()
+}
+
+/// Compares every pair of `tp_scaling` rows that differ only in TP.
+#[must_use]
+pub fn scaling_report(csv: &str) -> ScaleReport {
+    let cat = Catalog::bundled();
+    let rows = parse_csv(csv);
+    let Some((head, body)) = rows.split_first() else {
+        return ScaleReport::default();
+    };
+    // (key, tp, throughput, scenario pieces)
+    struct Pt {
+        key: String,
+        tp: u64,
+        tps: f64,
+        model: String,
+        gpu: String,
+        fmt: WeightFormat,
+        kv: KvDtype,
+        engine: Engine,
+        workload: Workload,
+    }
+    #[derive(Clone, Copy)]
+    enum Workload {
+        MaxLoad { isl: u64, osl: u64 },
+        Batch { batch: u64, input: u64, output: u64 },
+    }
+    let mut pts: Vec<Pt> = Vec::new();
+    for row in body {
+        let r = Rec { head, row };
+        if r.get("kind") != "tp_scaling" {
+            continue;
+        }
+        let notes = r.get("notes");
+        if notes.contains("PP=") || notes.contains("pp=") && !notes.contains("pp=1") {
+            continue;
+        }
+        let model = model_name(r.get("model")).to_string();
+        let Some(gpu) = gpu_for(&cat, r.get("gpu")) else {
+            continue;
+        };
+        let Some(tps) = r.num("throughput_tok_s") else {
+            continue;
+        };
+        // OK because: TP is a small integer.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let tp = r.num("tp").unwrap_or(1.0) as u64;
+        let fmt = format_of(r.get("dtype"), r.get("quant"));
+        let kv = KvDtype::parse(r.get("kv_cache_dtype")).unwrap_or(KvDtype::Auto);
+        let (engine, workload) = if notes.contains("TensorRT-LLM") {
+            let (Some(isl), Some(osl)) = (field_u64(notes, "ISL="), field_u64(notes, "OSL="))
+            else {
+                continue;
+            };
+            (Engine::TrtLlm, Workload::MaxLoad { isl, osl })
+        } else if let Some(batch) = field_u64(notes, "batch=") {
+            let input = field_u64(notes, "input=").unwrap_or(1);
+            let output = field_u64(notes, "output=").unwrap_or(128);
+            (
+                Engine::DEFAULT,
+                Workload::Batch {
+                    batch,
+                    input,
+                    output,
+                },
+            )
+        } else if let (Some(isl), Some(osl)) = (
+            field_u64(notes, "input_len "),
+            field_u64(notes, "output_len "),
+        ) {
+            (Engine::DEFAULT, Workload::MaxLoad { isl, osl })
+        } else {
+            continue;
+        };
+        let wl = match workload {
+            Workload::MaxLoad { isl, osl } => format!("max load {isl}/{osl}"),
+            Workload::Batch {
+                batch,
+                input,
+                output,
+            } => format!("batch {batch}, {input}/{output}"),
+        };
+        let key = format!("{model}|{gpu}|{}|{wl}", fmt.id());
+        pts.push(Pt {
+            key,
+            tp,
+            tps,
+            model,
+            gpu,
+            fmt,
+            kv,
+            engine,
+            workload,
+        });
+    }
+    let mut out = ScaleReport::default();
+    let predict = |p: &Pt, tp: u64| -> Option<f64> {
+        let m = cat.model(&p.model)?;
+        let g = cat.gpu(&p.gpu)?;
+        let mut s = Scenario::new(m.model.arch().ok()?);
+        s.format = p.fmt;
+        s.kv_dtype = p.kv;
+        s.engine = p.engine;
+        s.tensor_parallel_size = tp;
+        if p.engine == Engine::TrtLlm {
+            s.max_num_seqs = Some(2048);
+        }
+        let perf = GpuPerf::from_gpu(g, p.fmt.compute_key());
+        Some(match p.workload {
+            Workload::MaxLoad { isl, osl } => {
+                max_load_throughput(&s, perf, g.usable_bytes(), isl, osl).0
+            }
+            Workload::Batch {
+                batch,
+                input,
+                output,
+            } => {
+                s.prompt_tokens = input;
+                s.output_tokens = output;
+                speed(&s, perf, batch).decode_tokens_per_s_total
+            }
+        })
+    };
+    for (i, a) in pts.iter().enumerate() {
+        // Pair each point with the next larger TP of the same key.
+        let next = pts
+            .iter()
+            .filter(|b| b.key == a.key && b.tp > a.tp)
+            .min_by_key(|b| b.tp);
+        let Some(b) = next else { continue };
+        if pts[..i].iter().any(|c| c.key == a.key && c.tp == a.tp) {
+            continue; // duplicate row
+        }
+        let (Some(pa), Some(pb)) = (predict(a, a.tp), predict(b, b.tp)) else {
+            continue;
+        };
+        if pa <= 0.0 || a.tps <= 0.0 {
+            continue;
+        }
+        out.rows.push(ScaleRow {
+            model: a.model.clone(),
+            gpu: a.gpu.clone(),
+            precision: a.fmt.id().to_string(),
+            workload: a.key.rsplit('|').next().unwrap_or("").to_string(),
+            tp: (a.tp, b.tp),
+            measured: b.tps / a.tps,
+            predicted: pb / pa,
+        });
+    }
+    out
+}
+
+/// The accuracy report as Markdown (docs/ACCURACY.md is this text).
+#[must_use]
+pub fn markdown_report() -> String {
+    let mem = memory_report(CALIBRATION_CSV);
+    let sc = scaling_report(CALIBRATION_CSV);
+    let mut s = String::new();
+    s.push_str("# Accuracy\n\nGenerated by `cargo run -p vramfit-cli -- accuracy > docs/ACCURACY.md` from the calibration set\n");
+    s.push_str("(`crates/vramfit-core/tests/data/measurements.csv`, a copy of `../shared/calibration/measurements.csv`; every row names its public source).\n");
+    s.push_str(
+        "The integration test `tests/it/calibration.rs` asserts the bounds on every run.\n\n",
+    );
+    s.push_str("## Headline\n\n| quantity | rows | median abs. error | 90th percentile | worst | bound |\n|---|---|---|---|---|---|\n");
+    let line = |name: &str, x: Summary, bound: &str| {
+        format!(
+            "| {name} | {} | {:.2}% | {:.2}% | {:.2}% | {bound} |\n",
+            x.n,
+            x.median * 100.0,
+            x.p90 * 100.0,
+            x.worst * 100.0
+        )
+    };
+    s.push_str(&line(
+        "weights per GPU (vLLM logs)",
+        mem.weights_summary(),
+        "median ≤ 1%",
+    ));
+    s.push_str(&line(
+        "KV pool per GPU (vLLM V1 logs)",
+        mem.kv_summary(),
+        "median ≤ 2%, p90 ≤ 5%",
+    ));
+    s.push_str(&line("KV blocks", mem.blocks_summary(), "median ≤ 2%"));
+    s.push_str(&line("max concurrency", mem.concurrency_summary(), "–"));
+    s.push_str(&line(
+        "rule of thumb (params × bytes + 20%) KV pool",
+        mem.rule_of_thumb_kv_summary(),
+        "baseline",
+    ));
+    s.push_str(&line(
+        "TP speed-up ratios (TRT-LLM tables, vLLM issues)",
+        sc.summary(),
+        "median ≤ 15%",
+    ));
+    s.push_str("\n## vLLM start-up logs: predicted vs measured\n\n");
+    s.push_str(&mem.table());
+    if !mem.skipped.is_empty() {
+        s.push_str("\nRows not compared: ");
+        s.push_str(&mem.skipped.join("; "));
+        s.push('\n');
+    }
+    s.push_str("\n## Tensor-parallel speed-ups: predicted vs published\n\n");
+    s.push_str(&sc.table());
+    s
+}
+
+/// One-line headline for the app's accuracy page: (quantity, median %, p90 %, rows).
+#[must_use]
+pub fn headline() -> Vec<(&'static str, f64, f64, usize)> {
+    let mem = memory_report(CALIBRATION_CSV);
+    let sc = scaling_report(CALIBRATION_CSV);
+    let w = mem.weights_summary();
+    let k = mem.kv_summary();
+    let t = mem.rule_of_thumb_kv_summary();
+    let s = sc.summary();
+    vec![
+        ("Weights per GPU", w.median * 100.0, w.p90 * 100.0, w.n),
+        ("KV cache pool", k.median * 100.0, k.p90 * 100.0, k.n),
+        (
+            "Rule of thumb's KV pool (baseline)",
+            t.median * 100.0,
+            t.p90 * 100.0,
+            t.n,
+        ),
+        ("TP speed-up", s.median * 100.0, s.p90 * 100.0, s.n),
+    ]
+}

@@ -1,0 +1,464 @@
+//! The bundled catalog of GPUs and models.
+//!
+//! Data, not code: one JSON file per vendor (`catalog/gpus/*.json`) and per model family
+//! (`catalog/models/*.json`), embedded with `include_str!` so the web app works offline.
+//! Every entry carries a `source`; see README.md "Contributing to the catalog" for the schema.
+//! Ids are stable: they appear in share links and CLI scripts. A renamed id stays as an alias.
+
+use crate::dtype::WeightFormat;
+use crate::model::{ConfigError, ModelArch};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The catalog files: (path relative to `src/catalog`, contents).
+pub const GPU_FILES: [(&str, &str); 4] = [
+    ("gpus/nvidia.json", include_str!("catalog/gpus/nvidia.json")),
+    ("gpus/amd.json", include_str!("catalog/gpus/amd.json")),
+    ("gpus/intel.json", include_str!("catalog/gpus/intel.json")),
+    ("gpus/apple.json", include_str!("catalog/gpus/apple.json")),
+];
+
+/// The model files: (path relative to `src/catalog`, contents).
+pub const MODEL_FILES: [(&str, &str); 11] = [
+    (
+        "models/llama.json",
+        include_str!("catalog/models/llama.json"),
+    ),
+    (
+        "models/mistral.json",
+        include_str!("catalog/models/mistral.json"),
+    ),
+    ("models/qwen.json", include_str!("catalog/models/qwen.json")),
+    (
+        "models/gemma.json",
+        include_str!("catalog/models/gemma.json"),
+    ),
+    ("models/phi.json", include_str!("catalog/models/phi.json")),
+    (
+        "models/deepseek.json",
+        include_str!("catalog/models/deepseek.json"),
+    ),
+    ("models/kimi.json", include_str!("catalog/models/kimi.json")),
+    ("models/glm.json", include_str!("catalog/models/glm.json")),
+    (
+        "models/gpt_oss.json",
+        include_str!("catalog/models/gpt_oss.json"),
+    ),
+    (
+        "models/granite.json",
+        include_str!("catalog/models/granite.json"),
+    ),
+    (
+        "models/falcon.json",
+        include_str!("catalog/models/falcon.json"),
+    ),
+];
+
+/// Typical gap between nvidia-smi's total and CUDA's total on NVIDIA GPUs, MiB.
+pub const DRIVER_RESERVE_MIB: u64 = 450;
+
+/// Dense tensor throughput by precision, in TFLOPS (10^12 FLOP/s), without sparsity.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DenseTflops {
+    /// FP32 (non-tensor) throughput.
+    pub fp32: Option<f64>,
+    /// TF32 tensor throughput.
+    #[serde(default)]
+    pub tf32: Option<f64>,
+    /// BF16 tensor throughput (fp32 accumulate).
+    pub bf16: Option<f64>,
+    /// FP16 tensor throughput (fp32 accumulate).
+    pub fp16: Option<f64>,
+    /// FP8 tensor throughput.
+    pub fp8: Option<f64>,
+    /// INT8 tensor throughput (TOPS).
+    pub int8: Option<f64>,
+    /// FP4 tensor throughput.
+    pub fp4: Option<f64>,
+}
+
+impl DenseTflops {
+    /// Throughput for a key such as `"bf16"`, falling back to the next wider precision the
+    /// chip has (an fp8 model on an A100 runs at its bf16 rate through weight-only kernels).
+    #[must_use]
+    pub fn for_key(&self, key: &str) -> Option<f64> {
+        let chain: &[Option<f64>] = match key {
+            "fp4" => &[self.fp4, self.fp8, self.bf16, self.fp16],
+            "fp8" => &[self.fp8, self.bf16, self.fp16],
+            "int8" => &[self.int8, self.bf16, self.fp16],
+            "fp16" => &[self.fp16, self.bf16],
+            "fp32" => &[self.tf32, self.fp32],
+            _ => &[self.bf16, self.fp16],
+        };
+        chain
+            .iter()
+            .flatten()
+            .copied()
+            .find(|x| *x > 0.0)
+            .or(self.fp32)
+    }
+}
+
+/// Intra-node GPU-to-GPU link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Interconnect {
+    /// `nvlink`, `pcie`, `infinity-fabric`, `gaudi-roce`, `nvlink-c2c-nvl72`, `unified`.
+    pub kind: String,
+    /// e.g. "NVLink 4".
+    pub generation: Option<String>,
+    /// Bandwidth per direction per GPU, GB/s.
+    pub gb_per_s_per_direction: Option<f64>,
+    /// GPUs in one node (or scale-up domain).
+    pub gpus_per_node: Option<u64>,
+}
+
+/// Prices with their dates and sources.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Price {
+    /// Purchase price per GPU in USD.
+    pub purchase_usd: Option<f64>,
+    /// `street`, `msrp` or `estimate`.
+    pub purchase_kind: Option<String>,
+    /// When the price was read.
+    pub purchase_date: Option<String>,
+    /// Where the price comes from.
+    pub purchase_source: Option<String>,
+    /// On-demand cloud price per GPU-hour in USD.
+    pub cloud_usd_per_hour: Option<f64>,
+    /// When the cloud price was read.
+    pub cloud_date: Option<String>,
+    /// Which provider.
+    pub cloud_source: Option<String>,
+}
+
+/// One GPU of the catalog.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gpu {
+    /// Stable id (`h100-sxm`).
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Other names, including what nvidia-smi prints.
+    pub aliases: Vec<String>,
+    /// `nvidia`, `amd`, `intel`, `apple`.
+    pub vendor: String,
+    /// `datacenter`, `workstation`, `consumer`, `soc`.
+    pub segment: String,
+    /// Chip architecture.
+    pub architecture: Option<String>,
+    /// Memory as marketed, GB.
+    pub memory_marketed_gb: f64,
+    /// Memory type (HBM3, GDDR6X, ...).
+    pub memory_type: Option<String>,
+    /// Total memory the driver reports, MiB.
+    pub memory_usable_mib: u64,
+    /// Source of `memory_usable_mib`.
+    pub memory_usable_source: Option<String>,
+    /// Total memory CUDA reports (`torch.cuda.mem_get_info()[1]`), MiB, where measured.
+    /// Lower than nvidia-smi's total by the driver's reservation (H100 80GB: 81089 vs 81559).
+    #[serde(default)]
+    pub memory_cuda_total_mib: Option<u64>,
+    /// Source of `memory_cuda_total_mib`.
+    #[serde(default)]
+    pub memory_cuda_total_source: Option<String>,
+    /// Apple: fraction of unified memory the GPU may use.
+    pub unified_memory_gpu_fraction: Option<f64>,
+    /// Peak memory bandwidth, GB/s.
+    pub memory_bandwidth_gb_per_s: f64,
+    /// Dense TFLOPS per precision.
+    pub dense_tflops: DenseTflops,
+    /// GPU-to-GPU link.
+    pub interconnect: Interconnect,
+    /// PCIe generation.
+    pub pcie_generation: Option<u64>,
+    /// Board power, W.
+    pub tdp_w: Option<f64>,
+    /// Prices.
+    #[serde(default)]
+    pub price: Price,
+    /// Datasheet or vendor page, with date.
+    pub source: String,
+    /// Traps, derivations.
+    #[serde(default)]
+    pub notes: Option<String>,
+}
+
+impl Gpu {
+    /// Memory nvidia-smi reports, bytes.
+    #[must_use]
+    pub fn smi_total_bytes(&self) -> u64 {
+        self.memory_usable_mib.saturating_mul(1 << 20)
+    }
+
+    /// Memory the engine sees (CUDA's total; for Apple the GPU's share of unified memory),
+    /// bytes. Where CUDA's total was not measured: nvidia-smi's total less
+    /// [`DRIVER_RESERVE_MIB`] (measured deficits: H100 470 MiB, A100-40GB 450, RTX 4090 347).
+    #[must_use]
+    pub fn usable_bytes(&self) -> u64 {
+        let mib = self.memory_cuda_total_mib.unwrap_or_else(|| {
+            if self.vendor == "nvidia" {
+                self.memory_usable_mib.saturating_sub(DRIVER_RESERVE_MIB)
+            } else {
+                self.memory_usable_mib
+            }
+        });
+        let total = mib.saturating_mul(1 << 20);
+        match self.unified_memory_gpu_fraction {
+            // OK because: fraction is validated to (0, 1]; the product is below 2^53.
+            #[allow(
+                clippy::cast_precision_loss,
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss
+            )]
+            Some(f) if f > 0.0 && f <= 1.0 => (total as f64 * f) as u64,
+            _ => total,
+        }
+    }
+
+    /// GPUs per node (tensor-parallel limit), default 8.
+    #[must_use]
+    pub fn gpus_per_node(&self) -> u64 {
+        self.interconnect.gpus_per_node.unwrap_or(8).max(1)
+    }
+
+    /// Link bandwidth per direction in GB/s (PCIe 4.0 x16 when unknown).
+    #[must_use]
+    pub fn link_gb_per_s(&self) -> f64 {
+        self.interconnect
+            .gb_per_s_per_direction
+            .filter(|x| *x > 0.0)
+            .unwrap_or(32.0)
+    }
+
+    /// Whether GPUs talk over NVLink / Infinity Fabric (not PCIe).
+    #[must_use]
+    pub fn has_fast_link(&self) -> bool {
+        !matches!(self.interconnect.kind.as_str(), "pcie" | "unified")
+    }
+}
+
+/// A quantized repository mapped to its base architecture.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuantizedRepo {
+    /// Hugging Face repo id.
+    pub repo: String,
+    /// Format id (see [`WeightFormat::parse`]).
+    pub format: String,
+    /// Group size for INT4.
+    #[serde(default)]
+    pub group_size: Option<u64>,
+}
+
+/// Parameters outside the text decoder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NonTextParams {
+    /// How many.
+    pub count: u64,
+    /// How they were counted.
+    pub how: String,
+}
+
+/// One model checkpoint family entry of the catalog.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    /// Stable id (`llama-3.1-8b`).
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Family (`Llama 3.1`).
+    pub family: String,
+    /// Publisher.
+    pub vendor: String,
+    /// Official repos with this architecture.
+    pub hf_repo_ids: Vec<String>,
+    /// Quantized repos.
+    #[serde(default)]
+    pub quantized_repos: Vec<QuantizedRepo>,
+    /// Dtype of the official checkpoint.
+    pub stored_dtype: String,
+    /// The `config.json` fields, verbatim.
+    pub config: serde_json::Value,
+    /// Official total parameter count.
+    pub parameters_total: u64,
+    /// Parameters active per token.
+    pub parameters_active: u64,
+    /// Where the counts come from.
+    pub parameters_source: String,
+    /// Parameters outside the text decoder.
+    #[serde(default)]
+    pub parameters_non_text: Option<NonTextParams>,
+    /// Native context length.
+    pub context_native: u64,
+    /// Where the config comes from.
+    pub source: String,
+    /// Notes.
+    #[serde(default)]
+    pub notes: Option<String>,
+}
+
+impl Model {
+    /// The architecture, with non-text parameters added.
+    ///
+    /// # Errors
+    /// When the embedded config is unusable (a catalog bug; tests check every entry).
+    pub fn arch(&self) -> Result<ModelArch, ConfigError> {
+        let mut a = ModelArch::from_config(&self.config)?;
+        a.extra_params = self.parameters_non_text.as_ref().map_or(0, |n| n.count);
+        Ok(a)
+    }
+
+    /// The format the official checkpoint loads in.
+    #[must_use]
+    pub fn native_format(&self) -> WeightFormat {
+        match self.stored_dtype.as_str() {
+            "fp8" => WeightFormat::Fp8Block,
+            "mxfp4" => WeightFormat::Mxfp4Experts,
+            "fp16" => WeightFormat::Fp16,
+            // vLLM's `--dtype auto` casts fp32 checkpoints to fp16/bf16.
+            _ => WeightFormat::Bf16,
+        }
+    }
+}
+
+/// The whole catalog.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    /// All GPUs.
+    pub gpus: Vec<Gpu>,
+    /// All models.
+    pub models: Vec<Model>,
+}
+
+/// How a name resolved to a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelMatch<'a> {
+    /// The catalog entry.
+    pub model: &'a Model,
+    /// The format implied by the name (a quantized repo), if any.
+    pub format: Option<WeightFormat>,
+    /// Its group size.
+    pub group_size: Option<u64>,
+}
+
+fn norm(s: &str) -> String {
+    s.trim().to_ascii_lowercase()
+}
+
+impl Catalog {
+    /// Parses the embedded catalog.
+    ///
+    /// # Errors
+    /// A message naming the file and the serde error (a catalog bug; tests check it).
+    pub fn load() -> Result<Self, String> {
+        let mut c = Catalog::default();
+        for (path, text) in GPU_FILES {
+            let mut v: Vec<Gpu> =
+                serde_json::from_str(text).map_err(|e| format!("catalog {path}: {e}"))?;
+            c.gpus.append(&mut v);
+        }
+        for (path, text) in MODEL_FILES {
+            let mut v: Vec<Model> =
+                serde_json::from_str(text).map_err(|e| format!("catalog {path}: {e}"))?;
+            c.models.append(&mut v);
+        }
+        Ok(c)
+    }
+
+    /// The embedded catalog; panics never: on a (tested-against) parse error it is empty.
+    #[must_use]
+    pub fn bundled() -> Self {
+        Self::load().unwrap_or_default()
+    }
+
+    /// Finds a GPU by id, alias or nvidia-smi name (case-insensitive).
+    #[must_use]
+    pub fn gpu(&self, name: &str) -> Option<&Gpu> {
+        let n = norm(name);
+        self.gpus.iter().find(|g| norm(&g.id) == n).or_else(|| {
+            self.gpus
+                .iter()
+                .find(|g| norm(&g.name) == n || g.aliases.iter().any(|a| norm(a) == n))
+        })
+    }
+
+    /// Finds a model by id, Hugging Face repo id or quantized repo id (case-insensitive).
+    #[must_use]
+    pub fn model(&self, name: &str) -> Option<ModelMatch<'_>> {
+        let n = norm(
+            name.trim_start_matches("https://huggingface.co/")
+                .trim_end_matches('/'),
+        );
+        if let Some(m) = self.models.iter().find(|m| norm(&m.id) == n) {
+            return Some(ModelMatch {
+                model: m,
+                format: None,
+                group_size: None,
+            });
+        }
+        if let Some(m) = self
+            .models
+            .iter()
+            .find(|m| m.hf_repo_ids.iter().any(|r| norm(r) == n))
+        {
+            return Some(ModelMatch {
+                model: m,
+                format: None,
+                group_size: None,
+            });
+        }
+        for m in &self.models {
+            if let Some(q) = m.quantized_repos.iter().find(|q| norm(&q.repo) == n) {
+                return Some(ModelMatch {
+                    model: m,
+                    format: WeightFormat::parse(&q.format),
+                    group_size: q.group_size,
+                });
+            }
+        }
+        None
+    }
+
+    /// The closest ids to an unknown name, best first (for "did you mean").
+    #[must_use]
+    pub fn closest<'a>(ids: impl Iterator<Item = &'a str>, name: &str, n: usize) -> Vec<String> {
+        let target = norm(name);
+        let mut scored: Vec<(usize, &str)> = ids
+            .map(|id| (edit_distance(&norm(id), &target), id))
+            .collect();
+        scored.sort_by_key(|(d, id)| (*d, id.len()));
+        scored
+            .into_iter()
+            .take(n)
+            .map(|(_, id)| id.to_string())
+            .collect()
+    }
+
+    /// Models grouped by family, in catalog order.
+    #[must_use]
+    pub fn families(&self) -> BTreeMap<&str, Vec<&Model>> {
+        let mut m: BTreeMap<&str, Vec<&Model>> = BTreeMap::new();
+        for model in &self.models {
+            m.entry(model.family.as_str()).or_default().push(model);
+        }
+        m
+    }
+}
+
+/// Levenshtein distance on chars, with a substring bonus.
+fn edit_distance(a: &str, b: &str) -> usize {
+    if a.contains(b) || b.contains(a) {
+        return a.len().abs_diff(b.len()) / 4;
+    }
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

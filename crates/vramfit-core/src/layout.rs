@@ -1,0 +1,207 @@
+//! Valid tensor/pipeline-parallel layouts, and the fewest GPUs that serve a workload.
+//!
+//! # Rules (vLLM `vllm/config/parallel.py`, `vllm/model_executor/models/utils.py`)
+//! - TP must divide the attention heads (`num_attention_heads % tp == 0`), and either divide
+//!   the KV heads or be a multiple of them (KV heads are then replicated).
+//! - TP stays inside one node: at most the GPU's `gpus_per_node` (8 for HGX, 72 for NVL72).
+//! - PP splits the layers into stages of `layers / pp` (the remainder spread one per stage,
+//!   `get_pp_indices`); every stage needs at least one layer. PP may cross nodes.
+//! - MoE experts are split over TP (or EP = TP with `--enable-expert-parallel`): the expert
+//!   count must be divisible by the EP size when EP is used.
+//!
+//! Among layouts of the same GPU count, TP is preferred (lower latency) over PP.
+
+use crate::catalog::Gpu;
+use crate::model::ModelArch;
+use crate::sizing::{estimate_bytes, Estimate, Fit, Scenario};
+use serde::Serialize;
+
+/// Powers of two up to 64 (TP sizes engines support well).
+pub const TP_CANDIDATES: [u64; 7] = [1, 2, 4, 8, 16, 32, 64];
+/// Pipeline sizes considered.
+pub const PP_CANDIDATES: [u64; 6] = [1, 2, 3, 4, 8, 16];
+
+/// Why a layout is not valid, if it is not.
+#[must_use]
+pub fn layout_problem(m: &ModelArch, tp: u64, pp: u64, gpus_per_node: u64) -> Option<String> {
+    if tp == 0 || pp == 0 {
+        return Some("sizes must be at least 1".into());
+    }
+    if tp > gpus_per_node {
+        return Some(format!(
+            "TP {tp} exceeds the {gpus_per_node} GPUs of one node"
+        ));
+    }
+    if !m.heads.is_multiple_of(tp) {
+        return Some(format!(
+            "TP {tp} does not divide {} attention heads",
+            m.heads
+        ));
+    }
+    if m.mla.is_none() && !m.kv_heads.is_multiple_of(tp) && !tp.is_multiple_of(m.kv_heads) {
+        return Some(format!(
+            "TP {tp} neither divides nor is a multiple of {} KV heads",
+            m.kv_heads
+        ));
+    }
+    if pp > m.layers {
+        return Some(format!("PP {pp} exceeds {} layers", m.layers));
+    }
+    None
+}
+
+/// Every valid (tp, pp) for a model on a GPU type, ordered by GPU count then by TP first.
+#[must_use]
+pub fn valid_layouts(m: &ModelArch, gpus_per_node: u64) -> Vec<(u64, u64)> {
+    let mut v: Vec<(u64, u64)> = Vec::new();
+    for &tp in &TP_CANDIDATES {
+        for &pp in &PP_CANDIDATES {
+            if layout_problem(m, tp, pp, gpus_per_node).is_none() {
+                v.push((tp, pp));
+            }
+        }
+    }
+    v.sort_by_key(|&(tp, pp)| (tp * pp, pp));
+    v
+}
+
+/// The smallest layout serving the scenario, with its estimate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Placement {
+    /// TP size.
+    pub tensor_parallel_size: u64,
+    /// PP size.
+    pub pipeline_parallel_size: u64,
+    /// GPUs in one replica.
+    pub gpus_per_replica: u64,
+    /// Replicas needed for the workload's concurrency.
+    pub replicas: u64,
+    /// All GPUs.
+    pub total_gpus: u64,
+    /// The estimate at this layout.
+    pub estimate: Estimate,
+}
+
+/// The fewest GPUs of `gpu` for the scenario: the smallest valid layout where the model starts
+/// (weights fit and one `max_model_len` request fits), then enough replicas to hold
+/// `concurrent_users` requests of `prompt + output` tokens at once. `None` when no layout up
+/// to 64 × 16 GPUs fits.
+#[must_use]
+pub fn fewest_gpus(s: &Scenario, gpu: &Gpu) -> Option<Placement> {
+    let total = gpu.usable_bytes();
+    for (tp, pp) in valid_layouts(&s.model, gpu.gpus_per_node()) {
+        let mut sc = s.clone();
+        sc.tensor_parallel_size = tp;
+        sc.pipeline_parallel_size = pp;
+        let e = estimate_bytes(&sc, total);
+        if matches!(e.fit, Fit::Fits | Fit::FitsWithQueueing) {
+            let per_replica = e.max_concurrency_workload.min(
+                // OK because: max_num_seqs is a small count.
+                #[allow(clippy::cast_precision_loss)]
+                {
+                    e.max_num_seqs as f64
+                },
+            );
+            let users = s.concurrent_users.max(1);
+            // OK because: users ≥ 1 and per_replica ≥ 1 here (one request fits).
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                clippy::cast_precision_loss
+            )]
+            let replicas = if per_replica >= 1.0 {
+                ((users as f64) / per_replica.floor()).ceil().max(1.0) as u64
+            } else {
+                users
+            };
+            return Some(Placement {
+                tensor_parallel_size: tp,
+                pipeline_parallel_size: pp,
+                gpus_per_replica: tp * pp,
+                replicas,
+                total_gpus: tp * pp * replicas,
+                estimate: e,
+            });
+        }
+    }
+    None
+}
+
+/// One GPU type's cheapest way to serve a workload.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CostRow {
+    /// Catalog GPU id.
+    pub gpu_id: String,
+    /// GPU name.
+    pub gpu_name: String,
+    /// TP.
+    pub tensor_parallel_size: u64,
+    /// PP.
+    pub pipeline_parallel_size: u64,
+    /// Replicas.
+    pub replicas: u64,
+    /// All GPUs.
+    pub total_gpus: u64,
+    /// Purchase budget, USD.
+    pub purchase_usd: Option<f64>,
+    /// Cloud $/hour.
+    pub cloud_usd_per_hour: Option<f64>,
+    /// $ per million output tokens.
+    pub usd_per_million_tokens: Option<f64>,
+    /// Board power, W.
+    pub power_w: Option<f64>,
+    /// Decode tokens/s per user.
+    pub decode_tokens_per_s_per_user: f64,
+    /// Whether the per-user speed target (if any) is met.
+    pub meets_target: bool,
+}
+
+/// Every catalog GPU that can serve the workload, cheapest purchase first (then $/hour).
+/// GPUs without a price sort last; GPUs where nothing fits are left out.
+#[must_use]
+pub fn cheapest(cat: &crate::catalog::Catalog, inputs: &crate::plan::Inputs) -> Vec<CostRow> {
+    let mut rows = Vec::new();
+    for g in &cat.gpus {
+        let mut i = inputs.clone();
+        i.gpu.clone_from(&g.id);
+        i.tensor_parallel_size = None;
+        i.pipeline_parallel_size = None;
+        let Ok(p) = crate::plan::plan(cat, &i) else {
+            continue;
+        };
+        if !matches!(p.estimate.fit, Fit::Fits | Fit::FitsWithQueueing) {
+            continue;
+        }
+        let meets = inputs
+            .target_tokens_per_s
+            .is_none_or(|t| p.speed.decode_tokens_per_s_per_user >= t);
+        rows.push(CostRow {
+            gpu_id: g.id.clone(),
+            gpu_name: g.name.clone(),
+            tensor_parallel_size: p.tensor_parallel_size,
+            pipeline_parallel_size: p.pipeline_parallel_size,
+            replicas: p.replicas,
+            total_gpus: p.gpus_needed,
+            purchase_usd: p.cost.purchase_usd,
+            cloud_usd_per_hour: p.cost.cloud_usd_per_hour,
+            usd_per_million_tokens: p.cost.usd_per_million_tokens,
+            power_w: p.cost.power_w,
+            decode_tokens_per_s_per_user: p.speed.decode_tokens_per_s_per_user,
+            meets_target: meets,
+        });
+    }
+    rows.sort_by(|a, b| {
+        let key = |r: &CostRow| {
+            (
+                !r.meets_target,
+                r.purchase_usd.unwrap_or(f64::INFINITY),
+                r.cloud_usd_per_hour.unwrap_or(f64::INFINITY),
+            )
+        };
+        let (a, b) = (key(a), key(b));
+        a.0.cmp(&b.0)
+            .then(a.1.total_cmp(&b.1))
+            .then(a.2.total_cmp(&b.2))
+    });
+    rows
+}

@@ -1,0 +1,508 @@
+//! One question in, every answer out: the entry point the UI and the CLI share.
+//!
+//! [`Inputs`] is the whole scenario as a user states it (catalog ids, vLLM flag values,
+//! workload); [`plan`] resolves it against the catalog and returns the memory breakdown,
+//! verdict, layout, speed, cost and the side-by-side formats, each headline with its
+//! uncertainty band.
+//!
+//! # Cost
+//! - Purchase budget = GPUs × catalog purchase price per GPU.
+//! - Cloud $/hour = GPUs × catalog on-demand $/GPU-hour.
+//! - $ per million output tokens = $/hour ÷ (output tokens/s × 3600) × 10^6, at the
+//!   workload's concurrency (or the pool's, if smaller).
+//!
+//! # Uncertainty
+//! Bands come from the calibration against ../shared/calibration (docs/ACCURACY.md):
+//! weights ± [`WEIGHTS_REL_ERR`], KV pool ± [`KV_POOL_REL_ERR`] of the budget, speed
+//! ± [`SPEED_REL_ERR`].
+
+use crate::catalog::{Catalog, Gpu, Model};
+use crate::dtype::{KvDtype, WeightFormat};
+use crate::layout::{fewest_gpus, layout_problem};
+use crate::model::ModelArch;
+use crate::sizing::{estimate_bytes, Engine, Estimate, Scenario};
+use crate::throughput::{speed, GpuPerf, Speed};
+use serde::{Deserialize, Serialize};
+
+/// Relative error band of weights per GPU (calibration: worst case ~1.5%).
+pub const WEIGHTS_REL_ERR: f64 = 0.015;
+/// KV-pool error band as a fraction of the engine budget (calibration p90).
+pub const KV_POOL_REL_ERR: f64 = 0.02;
+/// Relative error band of throughput figures (calibration median of TP speed-up ratios,
+/// widened for absolute speeds).
+pub const SPEED_REL_ERR: f64 = 0.25;
+
+/// The scenario as the user states it. Every field has a default; see [`Inputs::default`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Inputs {
+    /// Catalog model id, alias or Hugging Face repo id.
+    pub model: String,
+    /// Catalog GPU id or alias.
+    pub gpu: String,
+    /// Weight format; `None` = what the model id implies (native or its quantized repo).
+    pub format: Option<WeightFormat>,
+    /// `--kv-cache-dtype`.
+    pub kv_dtype: KvDtype,
+    /// Engine.
+    pub engine: Engine,
+    /// `--gpu-memory-utilization`.
+    pub gpu_memory_utilization: Option<f64>,
+    /// `--max-model-len` (context length).
+    pub max_model_len: Option<u64>,
+    /// `--max-num-seqs`.
+    pub max_num_seqs: Option<u64>,
+    /// `--max-num-batched-tokens`.
+    pub max_num_batched_tokens: Option<u64>,
+    /// `--block-size`.
+    pub block_size: Option<u64>,
+    /// `--tensor-parallel-size`; `None` = fewest GPUs.
+    pub tensor_parallel_size: Option<u64>,
+    /// `--pipeline-parallel-size`; `None` = fewest GPUs.
+    pub pipeline_parallel_size: Option<u64>,
+    /// Concurrent users.
+    pub users: u64,
+    /// Prompt tokens per request.
+    pub prompt_tokens: u64,
+    /// Output tokens per request.
+    pub output_tokens: u64,
+    /// Target decode tokens/s per user.
+    pub target_tokens_per_s: Option<f64>,
+}
+
+impl Default for Inputs {
+    fn default() -> Self {
+        Self {
+            model: "llama-3.1-8b".into(),
+            gpu: "h100-sxm".into(),
+            format: None,
+            kv_dtype: KvDtype::Auto,
+            engine: Engine::DEFAULT,
+            gpu_memory_utilization: None,
+            max_model_len: Some(8192),
+            max_num_seqs: None,
+            max_num_batched_tokens: None,
+            block_size: None,
+            tensor_parallel_size: None,
+            pipeline_parallel_size: None,
+            users: 1,
+            prompt_tokens: 1024,
+            output_tokens: 256,
+            target_tokens_per_s: None,
+        }
+    }
+}
+
+/// Why a plan could not be made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum PlanError {
+    /// The model is not in the catalog; closest ids.
+    UnknownModel {
+        /// What was asked.
+        name: String,
+        /// Closest ids.
+        closest: Vec<String>,
+    },
+    /// The GPU is not in the catalog; closest ids.
+    UnknownGpu {
+        /// What was asked.
+        name: String,
+        /// Closest ids.
+        closest: Vec<String>,
+    },
+    /// The catalog entry's config is unusable.
+    BadModel(String),
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::UnknownModel { name, closest } => {
+                write!(
+                    f,
+                    "unknown model `{name}`; closest catalog ids: {}",
+                    closest.join(", ")
+                )
+            }
+            Self::UnknownGpu { name, closest } => {
+                write!(
+                    f,
+                    "unknown GPU `{name}`; closest catalog ids: {}",
+                    closest.join(", ")
+                )
+            }
+            Self::BadModel(e) => write!(f, "model config is unusable: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+/// A value with its uncertainty band.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Band {
+    /// Best estimate.
+    pub value: f64,
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+}
+
+impl Band {
+    fn rel(value: f64, rel: f64) -> Self {
+        Self {
+            value,
+            low: value * (1.0 - rel),
+            high: value * (1.0 + rel),
+        }
+    }
+    fn abs(value: f64, abs: f64) -> Self {
+        Self {
+            value,
+            low: (value - abs).max(0.0),
+            high: value + abs,
+        }
+    }
+}
+
+/// Costs of a placement.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Cost {
+    /// GPUs.
+    pub gpus: u64,
+    /// Purchase budget, USD.
+    pub purchase_usd: Option<f64>,
+    /// Cloud price per hour, USD.
+    pub cloud_usd_per_hour: Option<f64>,
+    /// USD per million output tokens at cloud prices.
+    pub usd_per_million_tokens: Option<f64>,
+    /// Board power of all GPUs, W.
+    pub power_w: Option<f64>,
+}
+
+/// One weight format's result, for the side-by-side view.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FormatRow {
+    /// The format.
+    pub format: WeightFormat,
+    /// Weights of the whole model in this format.
+    pub model_weights_bytes: u64,
+    /// Estimate at the fewest-GPU layout (or TP1 if nothing fits).
+    pub estimate: Estimate,
+    /// TP of that layout.
+    pub tensor_parallel_size: u64,
+    /// PP of that layout.
+    pub pipeline_parallel_size: u64,
+    /// GPUs for one replica (0 = does not fit on up to 1024 GPUs).
+    pub gpus_per_replica: u64,
+    /// GPUs for the workload.
+    pub total_gpus: u64,
+    /// Decode speed per user at the workload's concurrency.
+    pub decode_tokens_per_s: f64,
+    /// Quality caveat.
+    pub caveat: &'static str,
+}
+
+/// Everything vramfit answers for one scenario.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    /// Catalog model id.
+    pub model_id: String,
+    /// Model name.
+    pub model_name: String,
+    /// Catalog GPU id.
+    pub gpu_id: String,
+    /// GPU name.
+    pub gpu_name: String,
+    /// Format used.
+    pub format: WeightFormat,
+    /// KV-cache dtype.
+    pub kv_dtype: KvDtype,
+    /// Official repo ids of the model (for launch commands).
+    pub repo_ids: Vec<String>,
+    /// Workload tokens per request (prompt + output).
+    pub workload_tokens: u64,
+    /// Decode output tokens/s of all replicas.
+    pub total_decode_tokens_per_s: f64,
+    /// Engine used.
+    pub engine: String,
+    /// TP of the answer.
+    pub tensor_parallel_size: u64,
+    /// PP of the answer.
+    pub pipeline_parallel_size: u64,
+    /// Replicas for the workload.
+    pub replicas: u64,
+    /// GPUs for the workload (TP × PP × replicas).
+    pub gpus_needed: u64,
+    /// Whether the layout was chosen automatically.
+    pub layout_auto: bool,
+    /// Layout problem, if the user chose an invalid one.
+    pub layout_problem: Option<String>,
+    /// Memory breakdown at the layout.
+    pub estimate: Estimate,
+    /// Decode/prefill speed at the workload's concurrency.
+    pub speed: Speed,
+    /// Cost of `gpus_needed`.
+    pub cost: Cost,
+    /// Total parameters.
+    pub parameters: u64,
+    /// Active parameters per token.
+    pub active_parameters: u64,
+    /// bf16 / fp8 / int4 side by side (plus the chosen format).
+    pub formats: Vec<FormatRow>,
+    /// Weights per GPU band, bytes.
+    pub weights_band: Band,
+    /// KV pool band, bytes.
+    pub kv_pool_band: Band,
+    /// Decode tokens/s per user band.
+    pub decode_band: Band,
+    /// Assumptions and warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Resolves a model name against the catalog, with the format its name implies.
+///
+/// # Errors
+/// [`PlanError::UnknownModel`] with the closest ids.
+pub fn resolve_model<'a>(
+    cat: &'a Catalog,
+    name: &str,
+) -> Result<(&'a Model, Option<WeightFormat>, Option<u64>), PlanError> {
+    match cat.model(name) {
+        Some(m) => Ok((m.model, m.format, m.group_size)),
+        None => Err(PlanError::UnknownModel {
+            name: name.to_string(),
+            closest: Catalog::closest(cat.models.iter().map(|m| m.id.as_str()), name, 5),
+        }),
+    }
+}
+
+/// Resolves a GPU name (id, alias, nvidia-smi name).
+///
+/// # Errors
+/// [`PlanError::UnknownGpu`] with the closest ids.
+pub fn resolve_gpu<'a>(cat: &'a Catalog, name: &str) -> Result<&'a Gpu, PlanError> {
+    cat.gpu(name).ok_or_else(|| PlanError::UnknownGpu {
+        name: name.to_string(),
+        closest: Catalog::closest(cat.gpus.iter().map(|g| g.id.as_str()), name, 5),
+    })
+}
+
+/// Builds the scenario for an architecture.
+#[must_use]
+pub fn scenario(
+    arch: ModelArch,
+    inputs: &Inputs,
+    format: WeightFormat,
+    group_size: u64,
+) -> Scenario {
+    let mut s = Scenario::new(arch);
+    s.format = format;
+    s.group_size = group_size;
+    s.kv_dtype = inputs.kv_dtype;
+    s.engine = inputs.engine;
+    s.gpu_memory_utilization = inputs.gpu_memory_utilization;
+    s.max_model_len = inputs.max_model_len;
+    s.max_num_seqs = inputs.max_num_seqs;
+    s.max_num_batched_tokens = inputs.max_num_batched_tokens;
+    s.block_size = inputs.block_size;
+    s.tensor_parallel_size = inputs.tensor_parallel_size.unwrap_or(1).max(1);
+    s.pipeline_parallel_size = inputs.pipeline_parallel_size.unwrap_or(1).max(1);
+    s.concurrent_users = inputs.users.max(1);
+    s.prompt_tokens = inputs.prompt_tokens;
+    s.output_tokens = inputs.output_tokens;
+    s
+}
+
+// OK because: counts below 2^53.
+#[allow(clippy::cast_precision_loss)]
+fn f(x: u64) -> f64 {
+    x as f64
+}
+
+/// Costs of `gpus` GPUs producing `tokens_per_s` output tokens per second.
+#[must_use]
+pub fn cost(gpu: &Gpu, gpus: u64, tokens_per_s: f64) -> Cost {
+    let hour = gpu.price.cloud_usd_per_hour.map(|p| p * f(gpus));
+    Cost {
+        gpus,
+        purchase_usd: gpu.price.purchase_usd.map(|p| p * f(gpus)),
+        cloud_usd_per_hour: hour,
+        usd_per_million_tokens: hour
+            .filter(|_| tokens_per_s > 0.0)
+            .map(|h| h / (tokens_per_s * 3600.0) * 1e6),
+        power_w: gpu.tdp_w.map(|w| w * f(gpus)),
+    }
+}
+
+/// Sizes `arch` on `gpu` in `format`, at the user's layout or the fewest GPUs.
+#[must_use]
+pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u64, bool) {
+    let total = gpu.usable_bytes();
+    if inputs.tensor_parallel_size.is_some() || inputs.pipeline_parallel_size.is_some() {
+        let e = estimate_bytes(s, total);
+        let per = e.max_concurrency_workload.min(f(e.max_num_seqs)).floor();
+        // OK because: per ≥ 1 checked; users small.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let replicas = if per >= 1.0 {
+            (f(s.concurrent_users) / per).ceil().max(1.0) as u64
+        } else {
+            1
+        };
+        return (s.clone(), e, replicas, false);
+    }
+    match fewest_gpus(s, gpu) {
+        Some(p) => {
+            let mut sc = s.clone();
+            sc.tensor_parallel_size = p.tensor_parallel_size;
+            sc.pipeline_parallel_size = p.pipeline_parallel_size;
+            (sc, p.estimate, p.replicas, true)
+        }
+        None => (s.clone(), estimate_bytes(s, total), 1, true),
+    }
+}
+
+/// Answers a scenario.
+///
+/// # Errors
+/// Unknown model or GPU, or an unusable config (see [`PlanError`]).
+///
+/// # Example
+/// ```
+/// let cat = vramfit_core::catalog::Catalog::bundled();
+/// let p = vramfit_core::plan::plan(&cat, &vramfit_core::plan::Inputs::default()).unwrap();
+/// assert!(p.estimate.weights_bytes > 0);
+/// ```
+pub fn plan(cat: &Catalog, inputs: &Inputs) -> Result<Plan, PlanError> {
+    let (model, implied, implied_group) = resolve_model(cat, &inputs.model)?;
+    let gpu = resolve_gpu(cat, &inputs.gpu)?;
+    let arch = model
+        .arch()
+        .map_err(|e| PlanError::BadModel(e.to_string()))?;
+    let mut p = plan_arch(
+        arch,
+        model.id.clone(),
+        model.name.clone(),
+        model.native_format(),
+        implied,
+        implied_group,
+        gpu,
+        inputs,
+    );
+    p.repo_ids.clone_from(&model.hf_repo_ids);
+    Ok(p)
+}
+
+/// [`plan`] for an architecture that is not (or not only) in the catalog.
+#[must_use]
+#[allow(clippy::too_many_arguments)] // the resolved pieces of one question
+pub fn plan_arch(
+    arch: ModelArch,
+    model_id: String,
+    model_name: String,
+    native: WeightFormat,
+    implied: Option<WeightFormat>,
+    implied_group: Option<u64>,
+    gpu: &Gpu,
+    inputs: &Inputs,
+) -> Plan {
+    let format = inputs.format.or(implied).unwrap_or(native);
+    let group = implied_group.unwrap_or(128);
+    let base = scenario(arch, inputs, format, group);
+    let problem = match (inputs.tensor_parallel_size, inputs.pipeline_parallel_size) {
+        (None, None) => None,
+        (tp, pp) => layout_problem(
+            &base.model,
+            tp.unwrap_or(1),
+            pp.unwrap_or(1),
+            gpu.gpus_per_node(),
+        ),
+    };
+    let (sc, est, replicas, auto) = place(&base, gpu, inputs);
+    let perf = GpuPerf::from_gpu(gpu, format.compute_key());
+    let batch = inputs.users.max(1).min(est.max_num_seqs);
+    let sp = speed(&sc, perf, batch);
+    let gpus_per = sc.tensor_parallel_size * sc.pipeline_parallel_size;
+    let gpus_needed = gpus_per * replicas;
+    let total_tps = sp.decode_tokens_per_s_total * f(replicas);
+    let params = base.model.params();
+    let mut fmts = vec![WeightFormat::Bf16, WeightFormat::Fp8, WeightFormat::Int4Awq];
+    if !fmts.contains(&format) {
+        fmts.push(format);
+    }
+    let formats = fmts
+        .into_iter()
+        .map(|fm| format_row(&base, gpu, inputs, fm, group))
+        .collect();
+    let mut warnings = est.warnings.clone();
+    if let Some(p) = &problem {
+        warnings.push(format!("invalid layout: {p}"));
+    }
+    let budget = f(est.budget_bytes);
+    Plan {
+        kv_dtype: inputs.kv_dtype,
+        repo_ids: Vec::new(),
+        workload_tokens: inputs.prompt_tokens + inputs.output_tokens,
+        total_decode_tokens_per_s: total_tps,
+        model_id,
+        model_name,
+        gpu_id: gpu.id.clone(),
+        gpu_name: gpu.name.clone(),
+        format,
+        engine: inputs.engine.id(),
+        tensor_parallel_size: sc.tensor_parallel_size,
+        pipeline_parallel_size: sc.pipeline_parallel_size,
+        replicas,
+        gpus_needed,
+        layout_auto: auto,
+        layout_problem: problem,
+        weights_band: Band::rel(f(est.weights_bytes), WEIGHTS_REL_ERR),
+        kv_pool_band: Band::abs(f(est.kv_pool_bytes), KV_POOL_REL_ERR * budget),
+        decode_band: Band::rel(sp.decode_tokens_per_s_per_user, SPEED_REL_ERR),
+        cost: cost(gpu, gpus_needed, total_tps),
+        estimate: est,
+        speed: sp,
+        parameters: params.total(),
+        active_parameters: params.active(),
+        formats,
+        warnings,
+    }
+}
+
+fn format_row(
+    base: &Scenario,
+    gpu: &Gpu,
+    inputs: &Inputs,
+    format: WeightFormat,
+    group: u64,
+) -> FormatRow {
+    let mut s = base.clone();
+    s.format = format;
+    s.group_size = group;
+    let (sc, est, replicas, _) = place(&s, gpu, inputs);
+    let perf = GpuPerf::from_gpu(gpu, format.compute_key());
+    let batch = inputs.users.max(1).min(est.max_num_seqs);
+    let fits = matches!(
+        est.fit,
+        crate::sizing::Fit::Fits | crate::sizing::Fit::FitsWithQueueing
+    );
+    let gpus = sc.tensor_parallel_size * sc.pipeline_parallel_size;
+    let mut whole = s.clone();
+    whole.tensor_parallel_size = 1;
+    whole.pipeline_parallel_size = 1;
+    FormatRow {
+        format,
+        model_weights_bytes: crate::sizing::weights_per_gpu(&whole),
+        tensor_parallel_size: sc.tensor_parallel_size,
+        pipeline_parallel_size: sc.pipeline_parallel_size,
+        gpus_per_replica: if fits { gpus } else { 0 },
+        total_gpus: if fits { gpus * replicas } else { 0 },
+        decode_tokens_per_s: if fits {
+            speed(&sc, perf, batch).decode_tokens_per_s_per_user
+        } else {
+            0.0
+        },
+        caveat: format.caveat(),
+        estimate: est,
+    }
+}

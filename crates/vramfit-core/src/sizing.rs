@@ -1,0 +1,894 @@
+//! Memory per GPU, the way the serving engine accounts it.
+//!
+//! # vLLM V1 (default: follows v0.19; `vllm-0.16` selects the v0.11–v0.16 accounting)
+//! Source: `vllm/v1/worker/gpu_worker.py` (`determine_available_memory`),
+//! `vllm/utils/mem_utils.py` (`memory_profiling`), `vllm/v1/core/kv_cache_utils.py`
+//! (`get_kv_cache_config`, `check_enough_kv_cache_memory`,
+//! `get_max_concurrency_for_kv_cache_config`), `vllm/engine/arg_utils.py` (defaults).
+//!
+//! ```text
+//! budget      = gpu_memory_utilization × total memory (nvidia-smi total)
+//! non_kv      = weights + activation_peak + non_torch_increase
+//! kv_pool     = budget − non_kv
+//! page        = block_size × kv bytes per token per layer (per GPU)
+//! num_blocks  = kv_pool ÷ (page × layers per KV group)      (uniform: layers per group = layers)
+//! ```
+//! - **Weights** per GPU: column/row-parallel matrices split 1/TP; K/V projections replicated
+//!   when `kv_heads < TP`; MLA down-projections, norms and routers replicated; embedding and
+//!   LM head vocab-parallel over the vocabulary padded to a multiple of 64
+//!   (`vocab_parallel_embedding.py`, `DEFAULT_VOCAB_PADDING_SIZE`). Pipeline stages hold
+//!   `layers / PP` layers (the first the embedding, the last the LM head). Quantized bytes:
+//!   see [`crate::dtype`].
+//! - **Activation peak** of the profiling run = max(forward pass over
+//!   `max_num_batched_tokens` tokens, sampler warm-up). Forward: the MLP intermediates
+//!   (`gate_up` output `2 × intermediate/TP`, activation output `intermediate/TP`) plus four
+//!   hidden-size buffers per token, in the activation dtype; MoE: `top_k × (3 × moe_intermediate/TP
+//!   + hidden)` per token (fused-MoE intermediate caches). Sampler: `_dummy_sampler_run` over
+//!   `max_num_seqs` rows of full-vocabulary fp32 logits; the measured peak is
+//!   [`SAMPLER_COPIES_V17`] such copies in v0.17+ and [`SAMPLER_COPIES_V11`] in v0.11–v0.16
+//!   (Qwen3-14B on H100: 2.23 GiB vs 5.64 GiB, ../shared/calibration). The retained hidden
+//!   states of the forward (`tokens × hidden × 2 B`) stay allocated during sampling.
+//! - **Defaults** (`arg_utils.py`, `_set_default_args`, OpenAI server): on GPUs with ≥ 70 GiB,
+//!   `max_num_batched_tokens = 8192` and `max_num_seqs = 1024`; below, 2048 and 256.
+//! - **Non-torch increase** during profiling (NCCL communicators, custom all-reduce buffers):
+//!   [`NON_TORCH_TP1_GIB`] at world size 1; [`NON_TORCH_MULTI_GIB`] + [`NON_TORCH_PER_RANK_GIB`]
+//!   × world size above (NCCL's per-peer channel buffers grow with the ranks).
+//! - **CUDA context** (~0.5 GiB at TP1, ~1.5 GiB with NCCL) exists before profiling and is not
+//!   charged to the budget, but nvidia-smi shows it. **CUDA graphs** are captured after KV
+//!   sizing (v0.19 default), also outside the budget: [`CUDA_GRAPH_BASE_GIB`] +
+//!   [`CUDA_GRAPH_PER_LAYER_GIB`] × layers, fitted to the v0.19 logs' "graph capturing took".
+//! - **Hybrid sliding-window models** (Gemma 2/3, gpt-oss): layers are grouped into KV groups
+//!   of `min(layers of each type)` layers; all groups share one pool of blocks; a sliding layer
+//!   needs `min(window − 1 + max_num_batched_tokens, max_model_len)` tokens of blocks (+1 block)
+//!   per request, a full layer `max_model_len`. The log's "KV cache size: N tokens" is
+//!   `num_blocks ÷ groups × block_size`.
+//!
+//! # SGLang
+//! `python/sglang/srt/model_executor/model_runner.py` (`profile_max_num_token`): the pool is
+//! `mem_fraction_static × total − (total − free after loading weights)`; cell per token as
+//! above; page size 1.
+//!
+//! # TensorRT-LLM
+//! `docs/source/reference/memory.md`: KV cache = `free_gpu_memory_fraction` (0.9) of the
+//! memory free after weights and the activation buffer (sized by `max_num_tokens` at build);
+//! 32 tokens per block.
+//!
+//! # Hugging Face transformers
+//! Weights at the load dtype, plus a dynamic KV cache for the requests, plus a prefill
+//! activation (logits of the prompt in fp32); `device_map="auto"` splits layers (no TP).
+
+use crate::catalog::Gpu;
+use crate::dtype::{KvDtype, WeightFormat};
+use crate::model::{LayerAttention, ModelArch};
+use serde::Serialize;
+
+/// 2^30.
+pub const GIB: u64 = 1 << 30;
+/// 2^20.
+pub const MIB: u64 = 1 << 20;
+
+/// Sampler warm-up peak in fp32 copies of `max_num_seqs × vocab` logits, vLLM ≥ 0.17.
+pub const SAMPLER_COPIES_V17: f64 = 3.75;
+/// The same for vLLM 0.11–0.16.
+pub const SAMPLER_COPIES_V11: f64 = 9.3;
+/// Non-torch memory that appears during profiling at world size 1 (v0.18+), GiB.
+pub const NON_TORCH_TP1_GIB: f64 = 0.25;
+/// Non-torch at world size > 1, constant part, GiB (v0.19 logs: 2.07–2.09 at TP2, 2.21 at TP4).
+pub const NON_TORCH_MULTI_GIB: f64 = 1.93;
+/// Non-torch at world size > 1, per rank, GiB.
+pub const NON_TORCH_PER_RANK_GIB: f64 = 0.07;
+/// CUDA context before profiling, TP1, GiB ("init non-torch" in v0.19 logs: 0.51).
+pub const CUDA_CONTEXT_GIB: f64 = 0.51;
+/// CUDA context with NCCL, GiB (1.51–1.99 in v0.19 logs).
+pub const CUDA_CONTEXT_MULTI_GIB: f64 = 1.55;
+/// CUDA graph memory, constant part, GiB.
+pub const CUDA_GRAPH_BASE_GIB: f64 = 0.35;
+/// CUDA graph memory per layer, GiB.
+pub const CUDA_GRAPH_PER_LAYER_GIB: f64 = 0.016;
+
+/// The serving engine whose accounting to follow. Serialized as its id (`vllm-0.19`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// vLLM V1 of a version (minor number, 0.x).
+    Vllm {
+        /// Minor version: 19 for v0.19.
+        minor: u32,
+    },
+    /// SGLang.
+    Sglang,
+    /// TensorRT-LLM (LLM API / trtllm-serve).
+    TrtLlm,
+    /// Hugging Face transformers `generate`.
+    Transformers,
+}
+
+impl Serialize for Engine {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.serialize_str(&self.id())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Engine {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(de)?;
+        Self::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown engine `{s}`")))
+    }
+}
+
+impl Engine {
+    /// The default: vLLM v0.19.
+    pub const DEFAULT: Self = Self::Vllm { minor: 19 };
+
+    /// Parses `vllm`, `vllm-0.19`, `vllm-0.16`, `sglang`, `trtllm`, `tensorrt-llm`, `transformers`, `hf`.
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        let s = s.trim().to_ascii_lowercase();
+        if s == "vllm" {
+            return Some(Self::DEFAULT);
+        }
+        if let Some(v) = s.strip_prefix("vllm-").or_else(|| s.strip_prefix("vllm@")) {
+            let v = v.trim_start_matches('v');
+            let minor = v
+                .strip_prefix("0.")?
+                .split('.')
+                .next()?
+                .parse::<u32>()
+                .ok()?;
+            return Some(Self::Vllm { minor });
+        }
+        Some(match s.as_str() {
+            "sglang" => Self::Sglang,
+            "trtllm" | "tensorrt-llm" | "trt-llm" => Self::TrtLlm,
+            "transformers" | "hf" => Self::Transformers,
+            _ => return None,
+        })
+    }
+
+    /// Stable id.
+    #[must_use]
+    pub fn id(self) -> String {
+        match self {
+            Self::Vllm { minor } => format!("vllm-0.{minor}"),
+            Self::Sglang => "sglang".into(),
+            Self::TrtLlm => "trtllm".into(),
+            Self::Transformers => "transformers".into(),
+        }
+    }
+
+    /// Default memory fraction: vLLM `gpu_memory_utilization` 0.9, SGLang
+    /// `mem_fraction_static` 0.88, TRT-LLM `free_gpu_memory_fraction` 0.9, transformers 1.0.
+    #[must_use]
+    pub fn default_memory_fraction(self) -> f64 {
+        match self {
+            Self::Vllm { .. } | Self::TrtLlm => 0.9,
+            Self::Sglang => 0.88,
+            Self::Transformers => 1.0,
+        }
+    }
+
+    /// KV block size in tokens.
+    #[must_use]
+    pub fn default_block_size(self) -> u64 {
+        match self {
+            Self::Vllm { .. } => 16,
+            Self::Sglang | Self::Transformers => 1,
+            Self::TrtLlm => 32,
+        }
+    }
+}
+
+/// One sizing question. Names follow `vllm serve` flags.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scenario {
+    /// The model.
+    pub model: ModelArch,
+    /// Weight format.
+    pub format: WeightFormat,
+    /// INT4 group size.
+    pub group_size: u64,
+    /// `--kv-cache-dtype`.
+    pub kv_dtype: KvDtype,
+    /// Engine.
+    pub engine: Engine,
+    /// `--gpu-memory-utilization` (or the engine's fraction); `None` = engine default.
+    pub gpu_memory_utilization: Option<f64>,
+    /// `--max-model-len`; `None` = the model's `max_position_embeddings`.
+    pub max_model_len: Option<u64>,
+    /// `--max-num-seqs`; `None` = engine default for the GPU.
+    pub max_num_seqs: Option<u64>,
+    /// `--max-num-batched-tokens`; `None` = engine default for the GPU.
+    pub max_num_batched_tokens: Option<u64>,
+    /// `--block-size`; `None` = engine default.
+    pub block_size: Option<u64>,
+    /// `--tensor-parallel-size`.
+    pub tensor_parallel_size: u64,
+    /// `--pipeline-parallel-size`.
+    pub pipeline_parallel_size: u64,
+    /// Workload: concurrent users (requests in flight).
+    pub concurrent_users: u64,
+    /// Workload: prompt tokens per request.
+    pub prompt_tokens: u64,
+    /// Workload: output tokens per request.
+    pub output_tokens: u64,
+}
+
+impl Scenario {
+    /// A scenario with engine defaults: bf16 (or the model's native format), TP=PP=1,
+    /// one user with a 1024-token prompt and 256 output tokens.
+    #[must_use]
+    pub fn new(model: ModelArch) -> Self {
+        Self {
+            model,
+            format: WeightFormat::Bf16,
+            group_size: 128,
+            kv_dtype: KvDtype::Auto,
+            engine: Engine::DEFAULT,
+            gpu_memory_utilization: None,
+            max_model_len: None,
+            max_num_seqs: None,
+            max_num_batched_tokens: None,
+            block_size: None,
+            tensor_parallel_size: 1,
+            pipeline_parallel_size: 1,
+            concurrent_users: 1,
+            prompt_tokens: 1024,
+            output_tokens: 256,
+        }
+    }
+
+    /// The effective `max_model_len` (at least 1).
+    #[must_use]
+    pub fn model_len(&self) -> u64 {
+        self.max_model_len
+            .unwrap_or(self.model.max_position_embeddings)
+            .max(1)
+    }
+
+    /// KV element bytes (fp32 models run their cache at 16 bits).
+    #[must_use]
+    pub fn kv_bytes(&self) -> u64 {
+        self.kv_dtype.bytes()
+    }
+
+    /// Tensor × pipeline parallel world size.
+    #[must_use]
+    pub fn world_size(&self) -> u64 {
+        self.tensor_parallel_size.max(1) * self.pipeline_parallel_size.max(1)
+    }
+}
+
+/// Weight bytes on the busiest GPU, and per pipeline stage.
+#[must_use]
+pub fn weights_per_gpu(s: &Scenario) -> u64 {
+    stage_weights(s).into_iter().max().unwrap_or(0)
+}
+
+fn ceil_div(a: u64, b: u64) -> u64 {
+    a.div_ceil(b.max(1))
+}
+
+/// Weight bytes of each pipeline stage on one of its TP ranks.
+#[must_use]
+pub fn stage_weights(s: &Scenario) -> Vec<u64> {
+    let m = &s.model;
+    let tp = s.tensor_parallel_size.max(1);
+    let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));
+    let f = s.format;
+    let hp = f.high_precision_bytes();
+    let g = s.group_size;
+    // Layer ranges per stage: vLLM `get_pp_indices` gives each stage layers/pp, the
+    // remainder to the last stages.
+    let base = m.layers / pp;
+    let rem = m.layers % pp;
+    let mut out = Vec::new();
+    let mut start = 0;
+    for stage in 0..pp {
+        let n = base + u64::from(stage >= pp - rem);
+        let mut bytes = 0u64;
+        for i in start..start + n {
+            let p = m.layer_params(i);
+            let kv_shard = if m.kv_heads >= tp {
+                tp
+            } else {
+                m.kv_heads.max(1)
+            };
+            bytes += f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g);
+            bytes += f.linear_bytes(ceil_div(p.linear_kv, kv_shard), m.hidden, g);
+            bytes += f.linear_bytes(p.linear_replicated, m.hidden, g);
+            bytes += f.expert_bytes(ceil_div(p.expert, tp), m.hidden, g);
+            bytes += (p.router + p.replicated) * hp;
+            bytes += ceil_div(p.bias_sharded, tp) * hp + ceil_div(p.bias_kv, kv_shard) * hp;
+        }
+        start += n;
+        let vocab_padded = m.vocab.div_ceil(64) * 64;
+        let vocab_shard = ceil_div(vocab_padded, tp) * m.hidden * hp;
+        if stage == 0 {
+            bytes += vocab_shard;
+            bytes += ceil_div(m.extra_params, tp) * hp;
+        }
+        if stage == pp - 1 {
+            bytes += m.hidden * hp; // final norm
+            if !m.tied_embeddings || pp > 1 {
+                bytes += vocab_shard;
+            }
+        }
+        out.push(bytes);
+    }
+    out
+}
+
+/// Default `max_num_seqs` and `max_num_batched_tokens` of vLLM's OpenAI server for a GPU.
+#[must_use]
+pub fn vllm_defaults(gpu_bytes: u64) -> (u64, u64) {
+    if gpu_bytes >= 70 * GIB {
+        (1024, 8192)
+    } else {
+        (256, 2048)
+    }
+}
+
+// OK because: all u64 → f64 conversions below are of byte counts < 2^53 (8 PiB).
+#[allow(clippy::cast_precision_loss)]
+fn f(x: u64) -> f64 {
+    x as f64
+}
+
+// OK because: inputs are finite, non-negative and below 2^63 by construction.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn to_u64(x: f64) -> u64 {
+    if x.is_finite() && x > 0.0 {
+        x.min(9.0e18) as u64
+    } else {
+        0
+    }
+}
+
+fn gib(x: f64) -> u64 {
+    to_u64(x * f(GIB))
+}
+
+/// One KV-cache group (vLLM V1 hybrid allocator).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct KvGroup {
+    /// Sliding window, or `None` for full attention.
+    pub window: Option<u64>,
+    /// Layers in this group (on this GPU's pipeline stage).
+    pub layers: u64,
+}
+
+/// KV groups of the busiest pipeline stage, and layers per group (tensor slots).
+#[must_use]
+pub fn kv_groups(s: &Scenario) -> (Vec<KvGroup>, u64) {
+    let m = &s.model;
+    let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));
+    let n_stage = m.layers.div_ceil(pp);
+    let attn = &m.layer_attention;
+    let stage_layers: Vec<&LayerAttention> = attn
+        .iter()
+        .take(usize::try_from(n_stage).unwrap_or(0))
+        .collect();
+    let full = u64::try_from(
+        stage_layers
+            .iter()
+            .filter(|a| matches!(a, LayerAttention::Full))
+            .count(),
+    )
+    .unwrap_or(0);
+    let mut windows: Vec<(u64, u64)> = Vec::new();
+    for a in &stage_layers {
+        if let LayerAttention::Sliding { window } = a {
+            match windows.iter_mut().find(|(w, _)| w == window) {
+                Some(e) => e.1 += 1,
+                None => windows.push((*window, 1)),
+            }
+        }
+    }
+    if windows.is_empty() || !matches!(s.engine, Engine::Vllm { .. }) {
+        // Uniform (or an engine without hybrid allocation: every layer keeps the full context,
+        // except SGLang/TRT-LLM which we treat conservatively).
+        let total = n_stage.max(1);
+        return (
+            vec![KvGroup {
+                window: None,
+                layers: total,
+            }],
+            total,
+        );
+    }
+    if full == 0 && windows.len() == 1 {
+        let (w, n) = windows[0];
+        return (
+            vec![KvGroup {
+                window: Some(w),
+                layers: n,
+            }],
+            n,
+        );
+    }
+    let mut counts: Vec<u64> = windows.iter().map(|(_, n)| *n).collect();
+    if full > 0 {
+        counts.push(full);
+    }
+    let group_size = counts.iter().copied().min().unwrap_or(1).max(1);
+    let mut groups = Vec::new();
+    for (w, n) in &windows {
+        for k in 0..n.div_ceil(group_size) {
+            let layers = (n - k * group_size).min(group_size);
+            groups.push(KvGroup {
+                window: Some(*w),
+                layers,
+            });
+        }
+    }
+    for k in 0..full.div_ceil(group_size) {
+        groups.push(KvGroup {
+            window: None,
+            layers: (full - k * group_size).min(group_size),
+        });
+    }
+    (groups, group_size)
+}
+
+/// The memory verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fit {
+    /// Starts and serves the workload.
+    Fits,
+    /// Starts, but the workload's concurrency exceeds what the KV pool holds at once
+    /// (requests queue).
+    FitsWithQueueing,
+    /// One request of `max_model_len` does not fit in the KV pool.
+    KvTooSmall,
+    /// Weights and runtime alone exceed the budget.
+    WeightsTooLarge,
+}
+
+/// Per-GPU memory breakdown and what it implies.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    /// Engine budget per GPU (utilization × total).
+    pub budget_bytes: u64,
+    /// Total memory of the GPU (driver view).
+    pub gpu_total_bytes: u64,
+    /// Weights on the busiest GPU.
+    pub weights_bytes: u64,
+    /// Activation peak of the profiling run.
+    pub activation_bytes: u64,
+    /// Non-torch memory charged to the budget (NCCL, all-reduce buffers).
+    pub non_torch_bytes: u64,
+    /// CUDA graphs (outside the budget in vLLM v0.19).
+    pub cuda_graph_bytes: u64,
+    /// CUDA context (outside the budget).
+    pub cuda_context_bytes: u64,
+    /// KV pool (0 when negative).
+    pub kv_pool_bytes: u64,
+    /// The pool before clamping, may be negative.
+    pub kv_pool_signed_bytes: i64,
+    /// KV bytes per token on this GPU (all its layers; sliding layers counted in full).
+    pub kv_bytes_per_token: u64,
+    /// Block size in tokens.
+    pub block_size: u64,
+    /// Blocks in the pool.
+    pub kv_blocks: u64,
+    /// Tokens the pool holds (vLLM's "GPU KV cache size").
+    pub kv_tokens: u64,
+    /// KV bytes one request of `max_model_len` needs on this GPU.
+    pub kv_bytes_per_request: u64,
+    /// Requests of `max_model_len` tokens that fit at once.
+    pub max_concurrency: f64,
+    /// Requests of the workload's length (prompt + output) that fit at once.
+    pub max_concurrency_workload: f64,
+    /// Longest `max_model_len` that fits (one request).
+    pub max_model_len_fit: u64,
+    /// `max_model_len` used.
+    pub max_model_len: u64,
+    /// `max_num_seqs` used.
+    pub max_num_seqs: u64,
+    /// `max_num_batched_tokens` used.
+    pub max_num_batched_tokens: u64,
+    /// What nvidia-smi will show per GPU once serving.
+    pub nvidia_smi_bytes: u64,
+    /// KV groups of the busiest stage (vLLM hybrid allocator).
+    pub kv_groups: Vec<KvGroup>,
+    /// The verdict.
+    pub fit: Fit,
+    /// Plain-words verdict with the fix.
+    pub verdict: String,
+    /// Assumptions and warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Sizes one scenario on one GPU. Never fails: "does not fit" is a verdict.
+///
+/// # Example
+/// ```
+/// use vramfit_core::{model::ModelArch, sizing::{estimate, Scenario}};
+/// let cfg = r#"{"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2","hidden_size":3584,
+///  "intermediate_size":18944,"num_hidden_layers":28,"num_attention_heads":28,
+///  "num_key_value_heads":4,"vocab_size":152064,"tie_word_embeddings":false,
+///  "max_position_embeddings":32768}"#;
+/// let mut s = Scenario::new(ModelArch::from_config_str(cfg).unwrap());
+/// s.max_model_len = Some(8192);
+/// let e = estimate(&s, 79.19, None);
+/// assert!(e.kv_tokens > 1_000_000);
+/// ```
+#[must_use]
+pub fn estimate(s: &Scenario, gpu_total_gib: f64, gpu: Option<&Gpu>) -> Estimate {
+    let total = gpu.map_or_else(|| gib(gpu_total_gib), Gpu::usable_bytes);
+    estimate_bytes(s, total)
+}
+
+/// [`estimate`] for a GPU given by its total bytes.
+#[must_use]
+#[allow(clippy::too_many_lines)] // one engine model, step by step, as the module docs read
+pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
+    let m = &s.model;
+    let mut warnings = Vec::new();
+    let tp = s.tensor_parallel_size.max(1);
+    let world = s.world_size();
+    let util = s
+        .gpu_memory_utilization
+        .filter(|u| u.is_finite() && *u > 0.0 && *u <= 1.0)
+        .unwrap_or_else(|| s.engine.default_memory_fraction());
+    let (def_seqs, def_tokens) = vllm_defaults(gpu_total_bytes);
+    let max_model_len = s.model_len();
+    let max_num_seqs = s.max_num_seqs.unwrap_or(def_seqs).max(1);
+    let max_num_batched_tokens = s.max_num_batched_tokens.unwrap_or(def_tokens).max(1);
+    let block_size = s
+        .block_size
+        .unwrap_or_else(|| s.engine.default_block_size())
+        .max(1);
+    if max_model_len > m.max_position_embeddings {
+        warnings.push(format!(
+            "max_model_len {max_model_len} exceeds the model's max_position_embeddings {}; vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
+            m.max_position_embeddings
+        ));
+    }
+    if m.stored_fp32 && s.engine == Engine::Transformers && s.format == WeightFormat::Fp32 {
+        warnings.push("this is an fp32 checkpoint: 4 bytes per parameter; load it with torch_dtype=torch.bfloat16 to halve it".into());
+    }
+    if !m.heads.is_multiple_of(tp) {
+        warnings.push(format!(
+            "tensor_parallel_size {tp} does not divide {} attention heads: vLLM refuses this layout",
+            m.heads
+        ));
+    }
+
+    let weights = weights_per_gpu(s);
+    let act_bytes = 2u64; // activations are 16-bit
+    let budget = to_u64(util * f(gpu_total_bytes));
+
+    // Activation peak (vLLM profiling run).
+    let h = m.hidden;
+    let forward_per_token = {
+        let dense_layers = m.layer_is_moe.iter().any(|x| !*x);
+        let mlp = if !dense_layers {
+            0
+        } else if m.gated_mlp {
+            3 * m.intermediate / tp
+        } else {
+            2 * m.intermediate / tp
+        };
+        (mlp + 4 * h) * act_bytes
+    };
+    let forward_peak = forward_per_token * max_num_batched_tokens;
+    let copies = match s.engine {
+        Engine::Vllm { minor } if minor <= 16 => SAMPLER_COPIES_V11,
+        _ => SAMPLER_COPIES_V17,
+    };
+    let sampler_peak =
+        to_u64(copies * f(max_num_seqs * m.vocab * 4)) + max_num_batched_tokens * h * act_bytes;
+    // Fused-MoE intermediate caches stay allocated as a workspace (vLLM
+    // `fused_moe.py`, `intermediate_cache1..3`): T × top_k × (2N + N + hidden) × 2 B.
+    let moe_workspace = match m.moe {
+        Some(moe) if m.layer_is_moe.iter().any(|x| *x) => {
+            max_num_batched_tokens
+                * moe.experts_per_token
+                * (3 * moe.expert_intermediate.div_ceil(tp) + h)
+                * act_bytes
+        }
+        _ => 0,
+    };
+    let (activation, non_torch, cuda_graph, context) = match s.engine {
+        Engine::Vllm { minor } => {
+            let non_torch = if world == 1 {
+                if minor >= 18 {
+                    NON_TORCH_TP1_GIB
+                } else {
+                    0.13
+                }
+            } else {
+                NON_TORCH_MULTI_GIB + NON_TORCH_PER_RANK_GIB * f(world)
+            };
+            let layers_stage = m.layers.div_ceil(s.pipeline_parallel_size.max(1));
+            let moe_factor = if m.moe.is_some() { 1.3 } else { 1.0 };
+            let graphs =
+                (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * f(layers_stage)) * moe_factor;
+            let ctx = if world == 1 {
+                CUDA_CONTEXT_GIB
+            } else {
+                CUDA_CONTEXT_MULTI_GIB
+            };
+            (
+                forward_peak.max(sampler_peak) + moe_workspace,
+                gib(non_torch),
+                gib(graphs),
+                gib(ctx),
+            )
+        }
+        Engine::Sglang => {
+            // SGLang reserves (1 - mem_fraction_static) for activations and graphs; charge
+            // nothing extra to the static part.
+            (
+                0,
+                0,
+                0,
+                gib(if world == 1 {
+                    CUDA_CONTEXT_GIB
+                } else {
+                    CUDA_CONTEXT_MULTI_GIB
+                }),
+            )
+        }
+        Engine::TrtLlm => {
+            // Activation buffer sized for max_num_tokens (8192 default) at build time.
+            (
+                forward_peak,
+                0,
+                0,
+                gib(if world == 1 {
+                    CUDA_CONTEXT_GIB
+                } else {
+                    CUDA_CONTEXT_MULTI_GIB
+                }),
+            )
+        }
+        Engine::Transformers => {
+            // Prefill of the whole prompt batch at once: the fp32 logits dominate.
+            let tokens = s.prompt_tokens.max(1) * s.concurrent_users.max(1);
+            let logits = tokens * m.vocab * 4;
+            (
+                forward_per_token * tokens + logits,
+                0,
+                0,
+                gib(CUDA_CONTEXT_GIB),
+            )
+        }
+    };
+
+    let pool_signed: i64 = match s.engine {
+        Engine::Sglang => {
+            i128_to_i64(i128::from(budget) - i128::from(weights) - i128::from(context))
+        }
+        Engine::TrtLlm => {
+            let free = i128::from(gpu_total_bytes)
+                - i128::from(weights)
+                - i128::from(activation)
+                - i128::from(context);
+            // OK because: util ≤ 1 and |free| < 2^63.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+            let v = (util * free as f64) as i128;
+            i128_to_i64(v)
+        }
+        Engine::Transformers => i128_to_i64(
+            i128::from(budget) - i128::from(weights) - i128::from(activation) - i128::from(context),
+        ),
+        Engine::Vllm { .. } => i128_to_i64(
+            i128::from(budget)
+                - i128::from(weights)
+                - i128::from(activation)
+                - i128::from(non_torch),
+        ),
+    };
+    let pool = u64::try_from(pool_signed).unwrap_or(0);
+
+    // KV layout.
+    let per_layer = m.kv_bytes_per_token_layer(s.kv_bytes(), tp);
+    let (groups, group_size) = kv_groups(s);
+    let layers_on_gpu: u64 = groups.iter().map(|g| g.layers).sum();
+    let kv_bytes_per_token = per_layer * layers_on_gpu;
+    let page = block_size * per_layer;
+    let kv_blocks = if page == 0 {
+        0
+    } else {
+        pool / (page * group_size)
+    };
+    let n_groups = u64::try_from(groups.len()).unwrap_or(1).max(1);
+    let kv_tokens = kv_blocks / n_groups * block_size;
+    // Blocks one request of `len` tokens needs, over all groups (vLLM
+    // `get_max_concurrency_for_kv_cache_config`).
+    let blocks_for = |len: u64| blocks_for_len(&groups, block_size, max_num_batched_tokens, len);
+    let req_blocks = blocks_for(max_model_len);
+    let kv_bytes_per_request = req_blocks * page * group_size;
+    let max_concurrency = if req_blocks == 0 {
+        0.0
+    } else {
+        f(kv_blocks) / f(req_blocks)
+    };
+    let workload_len = (s.prompt_tokens + s.output_tokens).clamp(1, max_model_len);
+    let wl_blocks = blocks_for(workload_len);
+    let max_concurrency_workload = if wl_blocks == 0 {
+        0.0
+    } else {
+        f(kv_blocks) / f(wl_blocks)
+    };
+    // Longest single request that fits: binary search on blocks_for.
+    // Capped at the model's max_position_embeddings: vLLM refuses longer max_model_len.
+    let max_model_len_fit = {
+        let (mut lo, mut hi) = (0u64, m.max_position_embeddings.max(1));
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if blocks_for(mid) <= kv_blocks {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    };
+
+    let nvidia_smi = match s.engine {
+        Engine::Vllm { .. } => budget.max(weights + activation + non_torch) + cuda_graph + context,
+        _ => weights + pool + activation + context,
+    };
+
+    let fit = if weights + activation + non_torch > budget {
+        Fit::WeightsTooLarge
+    } else if kv_blocks < req_blocks {
+        Fit::KvTooSmall
+    } else if max_concurrency_workload + 1e-9 < f(s.concurrent_users) {
+        Fit::FitsWithQueueing
+    } else {
+        Fit::Fits
+    };
+    let verdict = verdict_text(
+        s,
+        fit,
+        pool_signed,
+        kv_bytes_per_request,
+        max_model_len_fit,
+        max_concurrency_workload,
+        util,
+    );
+    Estimate {
+        budget_bytes: budget,
+        gpu_total_bytes,
+        weights_bytes: weights,
+        activation_bytes: activation,
+        non_torch_bytes: non_torch,
+        cuda_graph_bytes: cuda_graph,
+        cuda_context_bytes: context,
+        kv_pool_bytes: pool,
+        kv_pool_signed_bytes: pool_signed,
+        kv_bytes_per_token,
+        block_size,
+        kv_blocks,
+        kv_tokens,
+        kv_bytes_per_request,
+        max_concurrency,
+        max_concurrency_workload,
+        max_model_len_fit,
+        max_model_len,
+        max_num_seqs,
+        max_num_batched_tokens,
+        nvidia_smi_bytes: nvidia_smi,
+        kv_groups: groups,
+        fit,
+        verdict,
+        warnings,
+    }
+}
+
+/// Blocks one request of `len` tokens needs over all KV groups (vLLM
+/// `get_max_concurrency_for_kv_cache_config`): a full-attention group `⌈len / block⌉`, a
+/// sliding group `⌈min(window − 1 + max_num_batched_tokens, len) / block⌉ + 1`.
+#[must_use]
+pub fn blocks_for_len(
+    groups: &[KvGroup],
+    block_size: u64,
+    max_num_batched_tokens: u64,
+    len: u64,
+) -> u64 {
+    let bs = block_size.max(1);
+    groups
+        .iter()
+        .map(|g| match g.window {
+            None => len.div_ceil(bs),
+            Some(w) => {
+                (w.saturating_sub(1) + max_num_batched_tokens)
+                    .min(len)
+                    .div_ceil(bs)
+                    + 1
+            }
+        })
+        .sum()
+}
+
+impl Estimate {
+    /// Longest context (prompt + output) each of `users` concurrent requests can have:
+    /// the largest `L` with `users × blocks(L) ≤ blocks in the pool`.
+    #[must_use]
+    pub fn longest_len_for_users(&self, users: u64) -> u64 {
+        let users = users.max(1);
+        let fits = |l: u64| {
+            users.saturating_mul(blocks_for_len(
+                &self.kv_groups,
+                self.block_size,
+                self.max_num_batched_tokens,
+                l,
+            )) <= self.kv_blocks
+        };
+        let (mut lo, mut hi) = (0u64, self.kv_tokens.saturating_mul(64).clamp(1, 1 << 40));
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+}
+
+fn i128_to_i64(v: i128) -> i64 {
+    i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// Formats bytes as GiB with two decimals.
+#[must_use]
+pub fn fmt_gib(bytes: u64) -> String {
+    format!("{:.2} GiB", f(bytes) / f(GIB))
+}
+
+fn fmt_gib_signed(bytes: i64) -> String {
+    // OK because: display only.
+    #[allow(clippy::cast_precision_loss)]
+    let v = bytes as f64 / f(GIB);
+    format!("{v:.2} GiB")
+}
+
+fn verdict_text(
+    s: &Scenario,
+    fit: Fit,
+    pool: i64,
+    per_request: u64,
+    len_fit: u64,
+    conc: f64,
+    util: f64,
+) -> String {
+    let tp = s.tensor_parallel_size.max(1);
+    let next_tp = (tp * 2).min(64);
+    let fp8_hint = if s.kv_dtype == KvDtype::Fp8 {
+        String::new()
+    } else {
+        ", `--kv-cache-dtype fp8`".to_string()
+    };
+    match fit {
+        Fit::WeightsTooLarge => format!(
+            "will not start: weights and runtime need more than the {util:.2} × memory budget (KV pool would be {}) — use `--tensor-parallel-size {next_tp}`, a smaller format (fp8 or int4), or a GPU with more memory",
+            fmt_gib_signed(pool)
+        ),
+        Fit::KvTooSmall => {
+            let round = (len_fit / 1000) * 1000;
+            let len_hint = if round >= 1000 { format!("`--max-model-len {round}`") } else { format!("`--max-model-len {len_fit}`") };
+            format!(
+                "will not start: one request of {} tokens needs {} of KV cache, the pool is {} — use {len_hint}{fp8_hint}, or `--tensor-parallel-size {next_tp}`",
+                s.model_len(),
+                fmt_gib(per_request),
+                fmt_gib_signed(pool)
+            )
+        }
+        Fit::FitsWithQueueing => format!(
+            "starts, but only {conc:.1} requests of {} tokens fit in the KV cache at once; {} users will queue — add GPUs (`--tensor-parallel-size {next_tp}` or replicas){fp8_hint}",
+            s.prompt_tokens + s.output_tokens,
+            s.concurrent_users
+        ),
+        Fit::Fits => format!(
+            "fits: KV pool {} holds {conc:.1} concurrent requests of {} tokens",
+            fmt_gib_signed(pool),
+            s.prompt_tokens + s.output_tokens
+        ),
+    }
+}

@@ -1,0 +1,204 @@
+//! Every catalog entry is a test case: it parses, its fields are consistent, and the
+//! parameter count computed from its `config.json` fields matches the official count.
+
+use std::collections::HashSet;
+use vramfit_core::catalog::{Catalog, GPU_FILES, MODEL_FILES};
+use vramfit_core::dtype::WeightFormat;
+
+fn cat() -> Catalog {
+    Catalog::load().expect("bundled catalog parses")
+}
+
+#[test]
+fn every_catalog_file_in_the_folders_is_embedded() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/src/catalog");
+    for (dir, list) in [
+        ("gpus", GPU_FILES.iter().map(|f| f.0).collect::<Vec<_>>()),
+        ("models", MODEL_FILES.iter().map(|f| f.0).collect()),
+    ] {
+        for entry in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            if name.ends_with(".json") {
+                let rel = format!("{dir}/{name}");
+                assert!(
+                    list.contains(&rel.as_str()),
+                    "{rel} exists but is not listed in catalog.rs"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn catalog_sizes_meet_the_issue() {
+    let c = cat();
+    assert!(c.gpus.len() >= 35, "{} GPUs", c.gpus.len());
+    assert!(c.models.len() >= 45, "{} models", c.models.len());
+}
+
+#[test]
+fn ids_and_aliases_are_unique() {
+    let c = cat();
+    let mut seen = HashSet::new();
+    for g in &c.gpus {
+        let mut own: Vec<String> = std::iter::once(&g.id)
+            .chain(g.aliases.iter())
+            .map(|n| n.to_ascii_lowercase())
+            .collect();
+        own.sort();
+        own.dedup();
+        for n in own {
+            assert!(seen.insert(n.clone()), "GPU name `{n}` is used by two GPUs");
+        }
+    }
+    let mut seen = HashSet::new();
+    for m in &c.models {
+        assert!(
+            seen.insert(m.id.to_ascii_lowercase()),
+            "model id `{}` appears twice",
+            m.id
+        );
+        for r in m
+            .hf_repo_ids
+            .iter()
+            .chain(m.quantized_repos.iter().map(|q| &q.repo))
+        {
+            assert!(
+                seen.insert(r.to_ascii_lowercase()),
+                "repo `{r}` appears twice"
+            );
+        }
+    }
+}
+
+#[test]
+fn gpu_fields_are_present_positive_and_consistent() {
+    for g in &cat().gpus {
+        let ctx = &g.id;
+        assert!(!g.source.trim().is_empty(), "{ctx}: source");
+        assert!(
+            g.memory_usable_mib > 0 && g.memory_marketed_gb > 0.0,
+            "{ctx}: memory"
+        );
+        // Marketed HBM/GDDR sizes are binary: an "80 GB" H100 has 81920 MiB, shows 81559.
+        // OK because: marketed GB is a small number.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let marketed_mib = (g.memory_marketed_gb * 1024.0).round() as u64;
+        assert!(
+            g.memory_usable_mib <= marketed_mib,
+            "{ctx}: usable {} MiB > marketed {} GB",
+            g.memory_usable_mib,
+            g.memory_marketed_gb
+        );
+        assert!(g.memory_bandwidth_gb_per_s > 0.0, "{ctx}: bandwidth");
+        let t = &g.dense_tflops;
+        for (k, v) in [
+            ("fp32", t.fp32),
+            ("tf32", t.tf32),
+            ("bf16", t.bf16),
+            ("fp16", t.fp16),
+            ("fp8", t.fp8),
+            ("int8", t.int8),
+            ("fp4", t.fp4),
+        ] {
+            if let Some(v) = v {
+                assert!(v > 0.0 && v.is_finite(), "{ctx}: {k} = {v}");
+            }
+        }
+        assert!(t.bf16.or(t.fp16).is_some(), "{ctx}: no 16-bit tensor rate");
+        if let (Some(b), Some(f8)) = (t.bf16, t.fp8) {
+            assert!(
+                f8 >= b * 0.99,
+                "{ctx}: fp8 {f8} below bf16 {b}: sparse/dense mix-up?"
+            );
+        }
+        if let Some(fr) = g.unified_memory_gpu_fraction {
+            assert!(fr > 0.0 && fr <= 1.0, "{ctx}: fraction");
+        }
+        assert!(g.gpus_per_node() >= 1);
+        if let Some(p) = g.price.purchase_usd {
+            assert!(
+                p > 0.0 && g.price.purchase_date.is_some(),
+                "{ctx}: purchase price needs a date"
+            );
+        }
+        if let Some(p) = g.price.cloud_usd_per_hour {
+            assert!(
+                p > 0.0 && g.price.cloud_date.is_some(),
+                "{ctx}: cloud price needs a date"
+            );
+        }
+    }
+}
+
+#[test]
+fn nvidia_smi_names_resolve() {
+    let c = cat();
+    for (name, id) in [
+        ("NVIDIA H100 80GB HBM3", "h100-sxm"),
+        ("NVIDIA A100-SXM4-80GB", "a100-80gb-sxm"),
+        ("NVIDIA GeForce RTX 4090", "rtx-4090"),
+        ("NVIDIA L40S", "l40s"),
+    ] {
+        assert_eq!(c.gpu(name).map(|g| g.id.as_str()), Some(id), "{name}");
+    }
+}
+
+#[test]
+fn parameter_counts_match_official_counts() {
+    let mut failures = Vec::new();
+    for m in &cat().models {
+        let arch = match m.arch() {
+            Ok(a) => a,
+            Err(e) => {
+                failures.push(format!("{}: config unusable: {e}", m.id));
+                continue;
+            }
+        };
+        let p = arch.params();
+        let computed = p.total();
+        // Some checkpoints with tied embeddings still store `lm_head.weight` (Qwen3-0.6B:
+        // 596,049,920 + 151,936 × 1,024 = 751,632,384 in its safetensors), so the official
+        // count may include one more vocab × hidden.
+        let stored_copy = if arch.tied_embeddings {
+            arch.vocab * arch.hidden
+        } else {
+            0
+        };
+        // OK because: parameter counts are below 2^53.
+        #[allow(clippy::cast_precision_loss)]
+        let rel = |c: u64| (c as f64 - m.parameters_total as f64).abs() / m.parameters_total as f64;
+        let err = rel(computed).min(rel(computed + stored_copy));
+        if err > 0.005 {
+            failures.push(format!(
+                "{}: computed {computed} vs official {} ({:.2}%)",
+                m.id,
+                m.parameters_total,
+                err * 100.0
+            ));
+        }
+        assert!(
+            !m.source.is_empty() && !m.parameters_source.is_empty(),
+            "{}: sources",
+            m.id
+        );
+        assert!(
+            m.parameters_active <= m.parameters_total,
+            "{}: active > total",
+            m.id
+        );
+        for q in &m.quantized_repos {
+            assert!(
+                WeightFormat::parse(&q.format).is_some(),
+                "{}: unknown format {}",
+                q.repo,
+                q.format
+            );
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "parameter mismatches:\n{}",
+        failures.join("\n")
+    );
+}

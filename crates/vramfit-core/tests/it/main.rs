@@ -1,0 +1,6 @@
+//! Integration tests of vramfit-core: one binary (STYLE.md).
+
+mod calibration;
+mod catalog;
+mod hand_values;
+mod properties;

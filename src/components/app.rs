@@ -1,0 +1,96 @@
+//! The page shell: router, header, tabs, notices, the current view.
+
+use crate::components::inputs_panel::InputsPanel;
+use crate::components::size_view::SizeView;
+use crate::state::{AppState, View};
+use leptos::prelude::*;
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
+use vramfit_core::units::Units;
+
+/// The application.
+#[component]
+pub fn App() -> impl IntoView {
+    view! {
+        <Router>
+            <Routes fallback=|| view! { <Shell/> }>
+                <Route path=path!("") view=Shell/>
+            </Routes>
+        </Router>
+    }
+}
+
+/// Everything inside the router.
+#[component]
+fn Shell() -> impl IntoView {
+    let st = AppState::new();
+    provide_context(st);
+    let tabs = View::ALL
+        .into_iter()
+        .map(|v| {
+            view! {
+                <button
+                    class="vf-tab"
+                    role="tab"
+                    data-testid=format!("tab-{}", v.id())
+                    aria-selected=move || (st.view.get() == v).to_string()
+                    on:click=move |_| st.set_view(v)
+                >
+                    {v.label()}
+                </button>
+            }
+        })
+        .collect_view();
+    view! {
+        <header class="vf-header">
+            <h1 class="vf-title">"vramfit"</h1>
+            <p class="vf-tagline">"Will it fit? GPU memory, layout, speed and cost for LLM inference — before you buy or launch."</p>
+            <div class="vf-header-tools">
+                <label class="vf-units">
+                    "Units "
+                    <select
+                        data-testid="units"
+                        on:change=move |ev| st.set_units(Units::parse(&event_target_value(&ev)).unwrap_or_default())
+                        prop:value=move || st.units.get().id()
+                    >
+                        <option value="gib">"GiB (2³⁰ B)"</option>
+                        <option value="gb">"GB (10⁹ B)"</option>
+                    </select>
+                </label>
+            </div>
+        </header>
+        <nav class="vf-tabs" role="tablist" aria-label="Calculators">{tabs}</nav>
+        <Notices/>
+        <main class="vf-main">
+            <InputsPanel/>
+            <section class="vf-results" aria-live="polite">
+                <SizeView/>
+            </section>
+        </main>
+        <footer class="vf-footer">
+            "Formulas follow vLLM v0.19's memory accounting; every catalog value has a source. "
+            <a href="https://github.com/vllm-project/vllm" rel="noopener">"vLLM"</a>
+        </footer>
+    }
+}
+
+/// Ignored URL parameters, shown so a stale link never fails silently.
+#[component]
+fn Notices() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    move || {
+        let n = st.decoded.get().1;
+        (!n.is_empty()).then(|| {
+            let items = n
+                .into_iter()
+                .map(|n| view! { <li><code>{n.key}</code>": "{n.message}</li> })
+                .collect_view();
+            view! {
+                <div class="vf-notice" role="status" data-testid="url-notice">
+                    "Some link parameters were ignored:"
+                    <ul>{items}</ul>
+                </div>
+            }
+        })
+    }
+}

@@ -1,0 +1,280 @@
+//! The scenario inputs. Every change goes to the URL (the single source of truth).
+
+use crate::state::{AppState, CATALOG};
+use leptos::prelude::*;
+use vramfit_core::dtype::{KvDtype, WeightFormat};
+use vramfit_core::sizing::Engine;
+
+/// A labelled number input bound to one integer field of the inputs.
+#[component]
+fn NumberField(
+    /// Label text.
+    label: &'static str,
+    /// `data-testid` and id.
+    id: &'static str,
+    /// Tooltip explaining the term.
+    help: &'static str,
+    /// Current value.
+    value: Signal<String>,
+    /// Smallest accepted value.
+    min: u64,
+    /// Applies a valid value.
+    set: Callback<u64>,
+) -> impl IntoView {
+    let (invalid, set_invalid) = signal(false);
+    view! {
+        <label class="vf-field" title=help>
+            <span>{label}</span>
+            <input
+                type="number"
+                id=id
+                data-testid=id
+                min=min
+                inputmode="numeric"
+                aria-invalid=move || invalid.get().to_string()
+                prop:value=move || value.get()
+                on:input=move |ev| {
+                    let raw = event_target_value(&ev);
+                    match raw.trim().parse::<u64>() {
+                        Ok(n) if n >= min => {
+                            set_invalid.set(false);
+                            set.run(n);
+                        }
+                        _ => set_invalid.set(true),
+                    }
+                }
+            />
+        </label>
+    }
+}
+
+/// Model, GPU, engine, precision, context and workload inputs.
+#[component]
+pub fn InputsPanel() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let inputs = Memo::new(move |_| st.decoded.get().0);
+    let (filter, set_filter) = signal(String::new());
+
+    let model_options = move || {
+        let f = filter.get().to_ascii_lowercase();
+        let current = st.plan.get().ok().map(|p| p.model_id).unwrap_or_default();
+        CATALOG
+            .families()
+            .into_iter()
+            .filter_map(|(family, models)| {
+                let opts: Vec<_> = models
+                    .into_iter()
+                    .filter(|m| {
+                        f.is_empty()
+                            || m.id == current
+                            || m.name.to_ascii_lowercase().contains(&f)
+                            || m.family.to_ascii_lowercase().contains(&f)
+                            || m.vendor.to_ascii_lowercase().contains(&f)
+                            || m.hf_repo_ids
+                                .iter()
+                                .any(|r| r.to_ascii_lowercase().contains(&f))
+                    })
+                    .map(|m| view! { <option value=m.id.clone()>{m.name.clone()}</option> })
+                    .collect();
+                (!opts.is_empty())
+                    .then(|| view! { <optgroup label=family.to_string()>{opts}</optgroup> })
+            })
+            .collect_view()
+    };
+    let gpu_options = {
+        let mut vendors: Vec<&str> = CATALOG.gpus.iter().map(|g| g.vendor.as_str()).collect();
+        vendors.dedup();
+        vendors
+            .into_iter()
+            .map(|v| {
+                let opts = CATALOG
+                    .gpus
+                    .iter()
+                    .filter(|g| g.vendor == v)
+                    .map(|g| {
+                        let label = format!("{} ({} GB)", g.name, g.memory_marketed_gb);
+                        view! { <option value=g.id.clone()>{label}</option> }
+                    })
+                    .collect_view();
+                view! { <optgroup label=v.to_ascii_uppercase()>{opts}</optgroup> }
+            })
+            .collect_view()
+    };
+    let format_options = WeightFormat::ALL
+        .into_iter()
+        .map(|f| view! { <option value=f.id()>{f.id()}</option> })
+        .collect_view();
+
+    view! {
+        <form class="vf-inputs" on:submit=|ev| ev.prevent_default() aria-label="Scenario">
+            <label class="vf-field" title="Search the catalog by name, family, vendor or Hugging Face repo id">
+                <span>"Find a model"</span>
+                <input
+                    type="search"
+                    data-testid="model-search"
+                    placeholder="llama, qwen3, deepseek…"
+                    on:input=move |ev| set_filter.set(event_target_value(&ev))
+                />
+            </label>
+            <label class="vf-field" title="The model's architecture comes from its config.json">
+                <span>"Model"</span>
+                <select
+                    data-testid="model"
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        st.update(false, |i| i.model = v);
+                    }
+                    prop:value=move || st.plan.get().ok().map(|p| p.model_id).unwrap_or_default()
+                >
+                    {model_options}
+                </select>
+            </label>
+            <label class="vf-field" title="Memory is what CUDA reports on this GPU">
+                <span>"GPU"</span>
+                <select
+                    data-testid="gpu"
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        st.update(false, |i| i.gpu = v);
+                    }
+                    prop:value=move || st.plan.get().ok().map(|p| p.gpu_id).unwrap_or_default()
+                >
+                    {gpu_options}
+                </select>
+            </label>
+            <label class="vf-field" title="Weight format: bf16/fp16 16-bit, fp8 8-bit float with scales, int4 AWQ/GPTQ 4-bit with group scales, MXFP4/NVFP4 4-bit float">
+                <span>"Weights"</span>
+                <select
+                    data-testid="format"
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        st.update(false, |i| i.format = WeightFormat::parse(&v));
+                    }
+                    prop:value=move || inputs.get().format.map_or("auto", |f| f.id())
+                >
+                    <option value="auto">"as published"</option>
+                    {format_options}
+                </select>
+            </label>
+            <label class="vf-field" title="--kv-cache-dtype: fp8 halves the KV cache">
+                <span>"KV cache"</span>
+                <select
+                    data-testid="kv-dtype"
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        st.update(false, |i| i.kv_dtype = KvDtype::parse(&v).unwrap_or(KvDtype::Auto));
+                    }
+                    prop:value=move || inputs.get().kv_dtype.id()
+                >
+                    <option value="auto">"auto (model dtype)"</option>
+                    <option value="bf16">"bf16"</option>
+                    <option value="fp16">"fp16"</option>
+                    <option value="fp8">"fp8"</option>
+                </select>
+            </label>
+            <label class="vf-field" title="Whose memory accounting to follow">
+                <span>"Engine"</span>
+                <select
+                    data-testid="engine"
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        st.update(false, |i| i.engine = Engine::parse(&v).unwrap_or(Engine::DEFAULT));
+                    }
+                    prop:value=move || inputs.get().engine.id()
+                >
+                    <option value="vllm-0.19">"vLLM 0.19 (V1)"</option>
+                    <option value="vllm-0.16">"vLLM 0.11–0.16"</option>
+                    <option value="sglang">"SGLang"</option>
+                    <option value="trtllm">"TensorRT-LLM"</option>
+                    <option value="transformers">"HF transformers"</option>
+                </select>
+            </label>
+            <NumberField
+                label="Context length (tokens)"
+                id="context-length"
+                help="--max-model-len: the longest prompt + output one request may have"
+                value=Signal::derive(move || inputs.get().max_model_len.map_or(String::new(), |x| x.to_string()))
+                min=1
+                set=Callback::new(move |n| st.update(true, |i| i.max_model_len = Some(n)))
+            />
+            <NumberField
+                label="Concurrent users"
+                id="users"
+                help="Requests in flight at once"
+                value=Signal::derive(move || inputs.get().users.to_string())
+                min=1
+                set=Callback::new(move |n| st.update(true, |i| i.users = n))
+            />
+            <NumberField
+                label="Prompt tokens"
+                id="prompt-tokens"
+                help="Input tokens per request"
+                value=Signal::derive(move || inputs.get().prompt_tokens.to_string())
+                min=0
+                set=Callback::new(move |n| st.update(true, |i| i.prompt_tokens = n))
+            />
+            <NumberField
+                label="Output tokens"
+                id="output-tokens"
+                help="Generated tokens per request"
+                value=Signal::derive(move || inputs.get().output_tokens.to_string())
+                min=1
+                set=Callback::new(move |n| st.update(true, |i| i.output_tokens = n))
+            />
+            <label class="vf-field" title="--gpu-memory-utilization: the fraction of GPU memory vLLM may use (weights + activations + KV cache)">
+                <span>"GPU memory utilization"</span>
+                <input
+                    type="number"
+                    data-testid="gpu-util"
+                    min="0.05"
+                    max="1"
+                    step="0.01"
+                    prop:value=move || inputs.get().gpu_memory_utilization.map_or(String::new(), |u| u.to_string())
+                    placeholder="engine default"
+                    on:input=move |ev| {
+                        if let Ok(u) = event_target_value(&ev).trim().parse::<f64>() {
+                            if u > 0.0 && u <= 1.0 {
+                                st.update(true, |i| i.gpu_memory_utilization = Some(u));
+                            }
+                        }
+                    }
+                />
+            </label>
+            <label class="vf-field" title="--tensor-parallel-size: split each layer across GPUs. Auto picks the fewest GPUs that fit.">
+                <span>"Tensor parallel"</span>
+                <select
+                    data-testid="tp"
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev).parse::<u64>().ok();
+                        st.update(false, |i| i.tensor_parallel_size = v);
+                    }
+                    prop:value=move || inputs.get().tensor_parallel_size.map_or("auto".to_string(), |x| x.to_string())
+                >
+                    <option value="auto">"auto (fewest GPUs)"</option>
+                    <option value="1">"1"</option>
+                    <option value="2">"2"</option>
+                    <option value="4">"4"</option>
+                    <option value="8">"8"</option>
+                    <option value="16">"16"</option>
+                </select>
+            </label>
+            <label class="vf-field" title="--pipeline-parallel-size: split the layers into stages on different GPUs">
+                <span>"Pipeline parallel"</span>
+                <select
+                    data-testid="pp"
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev).parse::<u64>().ok();
+                        st.update(false, |i| i.pipeline_parallel_size = v);
+                    }
+                    prop:value=move || inputs.get().pipeline_parallel_size.map_or("auto".to_string(), |x| x.to_string())
+                >
+                    <option value="auto">"auto"</option>
+                    <option value="1">"1"</option>
+                    <option value="2">"2"</option>
+                    <option value="4">"4"</option>
+                    <option value="8">"8"</option>
+                </select>
+            </label>
+        </form>
+    }
+}

@@ -1,0 +1,171 @@
+//! "Size it": the verdict, the per-GPU breakdown, formats side by side, engine commands.
+
+use crate::charts;
+use crate::state::AppState;
+use leptos::prelude::*;
+use vramfit_core::commands;
+use vramfit_core::plan::Plan;
+use vramfit_core::sizing::Fit;
+use vramfit_core::units::{fmt_bytes, fmt_bytes_band, fmt_count, fmt_num, fmt_usd, Units};
+
+fn fit_class(f: Fit) -> &'static str {
+    match f {
+        Fit::Fits => "vf-verdict vf-ok",
+        Fit::FitsWithQueueing => "vf-verdict vf-warn",
+        Fit::KvTooSmall | Fit::WeightsTooLarge => "vf-verdict vf-bad",
+    }
+}
+
+/// One headline figure.
+#[component]
+fn Figure(
+    /// Label.
+    label: &'static str,
+    /// `data-testid` of the value.
+    testid: &'static str,
+    /// Explanation shown as a tooltip.
+    help: &'static str,
+    /// The value text.
+    value: Signal<String>,
+    /// The uncertainty or detail line.
+    #[prop(optional)]
+    detail: Option<Signal<String>>,
+) -> impl IntoView {
+    view! {
+        <div class="vf-figure" title=help>
+            <div class="vf-figure-label">{label}</div>
+            <div class="vf-figure-value" data-testid=testid>{move || value.get()}</div>
+            {detail.map(|d| view! { <div class="vf-figure-detail">{move || d.get()}</div> })}
+        </div>
+    }
+}
+
+/// The "Size it" view.
+#[component]
+pub fn SizeView() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let units = st.units;
+    let ok = Memo::new(move |_| st.plan.get().ok());
+    let txt = move |f: fn(&Plan, Units) -> String| {
+        Signal::derive(move || {
+            ok.get()
+                .map(|p| f(&p, units.get()))
+                .unwrap_or_else(|| "–".into())
+        })
+    };
+    let (copied, set_copied) = signal(false);
+
+    let rows = move || {
+        ok.get().map(|p| {
+            let u = units.get();
+            let e = &p.estimate;
+            let items = [
+                ("Weights", e.weights_bytes, "Model weights on the busiest GPU (TP shards, PP stages)"),
+                ("Activation peak", e.activation_bytes, "Peak of vLLM's profiling forward pass and sampler warm-up"),
+                ("Non-torch (NCCL, all-reduce)", e.non_torch_bytes, "Communication buffers that appear during profiling"),
+                ("KV cache pool", e.kv_pool_bytes, "What is left of the budget for the paged KV cache"),
+                ("CUDA graphs (outside budget)", e.cuda_graph_bytes, "Captured after KV sizing in vLLM v0.19"),
+                ("CUDA context (outside budget)", e.cuda_context_bytes, "Driver context, present before profiling"),
+            ];
+            items
+                .into_iter()
+                .map(|(k, v, help)| view! { <tr title=help><th scope="row">{k}</th><td>{fmt_bytes(v, u)}</td></tr> })
+                .collect_view()
+        })
+    };
+    let formats = move || {
+        ok.get().map(|p| {
+            let u = units.get();
+            p.formats
+                .iter()
+                .map(|r| {
+                    let gpus = if r.gpus_per_replica == 0 {
+                        "does not fit".to_string()
+                    } else {
+                        format!(
+                            "{} (TP{}×PP{})",
+                            r.total_gpus, r.tensor_parallel_size, r.pipeline_parallel_size
+                        )
+                    };
+                    view! {
+                        <tr data-testid=format!("format-{}", r.format.id())>
+                            <th scope="row">{r.format.id()}</th>
+                            <td>{fmt_bytes(r.model_weights_bytes, u)}</td>
+                            <td>{gpus}</td>
+                            <td>{fmt_count(r.estimate.max_model_len_fit)}</td>
+                            <td>{fmt_num(r.estimate.max_concurrency_workload, 1)}</td>
+                            <td>{fmt_num(r.decode_tokens_per_s, 1)}</td>
+                            <td class="vf-caveat">{r.caveat}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    let chart = move || ok.get().map(|p| charts::memory_bar_svg(&p, units.get()));
+    let cmds = move || {
+        ok.get().map(|p| {
+            commands::all(&p)
+                .into_iter()
+                .map(|(name, text)| view! { <div class="vf-cmd"><div class="vf-cmd-name">{name}</div><pre><code>{text}</code></pre></div> })
+                .collect_view()
+        })
+    };
+    let copy_link = move |_| {
+        if let Some(w) = web_sys::window() {
+            if let Ok(href) = w.location().href() {
+                let _ = w.navigator().clipboard().write_text(&href);
+                set_copied.set(true);
+            }
+        }
+    };
+
+    view! {
+        <div class="vf-size">
+            {move || st.plan.get().err().map(|e| view! { <p class="vf-verdict vf-bad" role="alert">{e}</p> })}
+            {move || ok.get().map(|p| view! {
+                <p class=fit_class(p.estimate.fit) data-testid="verdict">{p.estimate.verdict.clone()}</p>
+            })}
+            <div class="vf-figures">
+                <Figure label="Weights per GPU" testid="weights-per-gpu" help="Weights on one GPU at this layout"
+                    value=txt(|p, u| fmt_bytes(p.estimate.weights_bytes, u))
+                    detail=txt(|p, u| format!("{} · {} params", fmt_bytes_band(p.weights_band.value, p.weights_band.low, p.weights_band.high, u), vramfit_core::units::fmt_params(p.parameters)))/>
+                <Figure label="KV cache pool per GPU" testid="kv-pool-per-gpu" help="Memory left for the paged KV cache"
+                    value=txt(|p, u| fmt_bytes(p.estimate.kv_pool_bytes, u))
+                    detail=txt(|p, u| format!("{} · {} B/token", fmt_bytes_band(p.kv_pool_band.value, p.kv_pool_band.low, p.kv_pool_band.high, u), fmt_count(p.estimate.kv_bytes_per_token)))/>
+                <Figure label="Total per GPU (nvidia-smi)" testid="total-per-gpu" help="What nvidia-smi will show once serving: budget + CUDA graphs + context"
+                    value=txt(|p, u| fmt_bytes(p.estimate.nvidia_smi_bytes, u))
+                    detail=txt(|p, u| format!("of {} usable", fmt_bytes(p.estimate.gpu_total_bytes, u)))/>
+                <Figure label="GPUs needed" testid="gpus-needed" help="Tensor × pipeline parallel × replicas for the workload"
+                    value=txt(|p, _| p.gpus_needed.to_string())
+                    detail=txt(|p, _| format!("TP {} × PP {} × {} replica(s){}", p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, if p.layout_auto { " (auto)" } else { "" }))/>
+                <Figure label="Longest context" testid="max-context" help="Longest single request the KV pool holds"
+                    value=txt(|p, _| format!("{} tokens", fmt_count(p.estimate.max_model_len_fit))) />
+                <Figure label="Max concurrency" testid="max-concurrency" help="Requests of max_model_len tokens that fit at once (vLLM's 'Maximum concurrency')"
+                    value=txt(|p, _| fmt_num(p.estimate.max_concurrency, 2))
+                    detail=txt(|p, _| format!("{} requests of {} tokens (prompt + output)", fmt_num(p.estimate.max_concurrency_workload, 1), fmt_count(p.workload_tokens)))/>
+                <Figure label="Decode tokens/s per user" testid="decode-tokens-per-s" help="Roofline decode speed at the workload's concurrency"
+                    value=txt(|p, _| fmt_num(p.speed.decode_tokens_per_s_per_user, 1))
+                    detail=txt(|p, _| format!("{} tok/s total · TTFT {} ms · range {}–{}", fmt_num(p.total_decode_tokens_per_s, 0), fmt_num(p.speed.ttft_s * 1000.0, 0), fmt_num(p.decode_band.low, 1), fmt_num(p.decode_band.high, 1)))/>
+                <Figure label="Cost" testid="cost" help="Purchase price and cloud on-demand price of the GPUs"
+                    value=txt(|p, _| p.cost.purchase_usd.map_or("–".into(), fmt_usd))
+                    detail=txt(|p, _| format!("{}/h · {} per M tokens", p.cost.cloud_usd_per_hour.map_or("–".into(), fmt_usd), p.cost.usd_per_million_tokens.map_or("–".into(), fmt_usd)))/>
+            </div>
+            <div class="vf-chart" data-testid="memory-chart" inner_html=chart></div>
+            <table class="vf-table" data-testid="breakdown">
+                <caption>"Per-GPU memory, vLLM accounting"</caption>
+                <tbody>{rows}</tbody>
+            </table>
+            <h2>"Weight formats side by side"</h2>
+            <table class="vf-table" data-testid="formats">
+                <thead><tr><th>"Format"</th><th>"Weights (whole model)"</th><th>"GPUs"</th><th>"Longest context"</th><th>"Concurrent requests"</th><th>"Decode tok/s/user"</th><th>"Quality"</th></tr></thead>
+                <tbody>{formats}</tbody>
+            </table>
+            <h2>"Engine commands"</h2>
+            <div class="vf-cmds" data-testid="commands">{cmds}</div>
+            <button type="button" class="vf-button" data-testid="share-link" on:click=copy_link>
+                {move || if copied.get() { "Link copied" } else { "Copy share link" }}
+            </button>
+        </div>
+    }
+}

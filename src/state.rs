@@ -1,0 +1,200 @@
+//! The view-model: the URL query is the single source of truth; everything shown is a
+//! `Memo` over it that calls the core. Effects only sync with the outside world.
+
+use leptos::prelude::*;
+use leptos_router::hooks::{use_navigate, use_query_map};
+use leptos_router::NavigateOptions;
+use std::sync::LazyLock;
+use vramfit_core::catalog::Catalog;
+use vramfit_core::plan::{plan, Inputs, Plan};
+use vramfit_core::share::{self, Notice};
+use vramfit_core::units::Units;
+
+/// The bundled catalog, parsed once.
+pub static CATALOG: LazyLock<Catalog> = LazyLock::new(Catalog::bundled);
+
+/// Which calculator is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Size it.
+    Size,
+    /// Quantization savings.
+    Quant,
+    /// Hardware budget.
+    Budget,
+    /// TP scaling.
+    Scaling,
+    /// Explain my OOM.
+    Oom,
+    /// Catalog browser.
+    Catalog,
+    /// Accuracy headline.
+    Accuracy,
+}
+
+impl View {
+    /// All views in tab order.
+    pub const ALL: [View; 7] = [
+        View::Size,
+        View::Quant,
+        View::Budget,
+        View::Scaling,
+        View::Oom,
+        View::Catalog,
+        View::Accuracy,
+    ];
+
+    /// URL id.
+    pub fn id(self) -> &'static str {
+        match self {
+            View::Size => "size",
+            View::Quant => "quant",
+            View::Budget => "budget",
+            View::Scaling => "scaling",
+            View::Oom => "oom",
+            View::Catalog => "catalog",
+            View::Accuracy => "accuracy",
+        }
+    }
+
+    /// Tab label.
+    pub fn label(self) -> &'static str {
+        match self {
+            View::Size => "Size it",
+            View::Quant => "Quantization",
+            View::Budget => "Hardware budget",
+            View::Scaling => "TP scaling",
+            View::Oom => "Explain my OOM",
+            View::Catalog => "Catalog",
+            View::Accuracy => "Accuracy",
+        }
+    }
+
+    fn parse(s: &str) -> View {
+        View::ALL
+            .into_iter()
+            .find(|v| v.id() == s)
+            .unwrap_or(View::Size)
+    }
+}
+
+/// The router's navigate function, stored so event handlers can call it.
+type NavigateFn = Box<dyn Fn(&str, NavigateOptions) + Send + Sync>;
+
+/// Shared state, provided as context.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// The raw query string (without `?`).
+    pub query: Memo<String>,
+    /// Inputs decoded from the query, with notices for ignored values.
+    pub decoded: Memo<(Inputs, Vec<Notice>)>,
+    /// The answer.
+    pub plan: Memo<Result<Plan, String>>,
+    /// Current view.
+    pub view: Memo<View>,
+    /// Display units.
+    pub units: Memo<Units>,
+    navigate: StoredValue<NavigateFn>,
+}
+
+impl AppState {
+    /// Builds the state inside the router.
+    pub fn new() -> Self {
+        let qm = use_query_map();
+        let query = Memo::new(move |_| {
+            let m = qm.get();
+            m.to_query_string().trim_start_matches('?').to_string()
+        });
+        let decoded = Memo::new(move |_| share::decode_checked(&CATALOG, &query.get()));
+        let plan = Memo::new(move |_| plan(&CATALOG, &decoded.get().0).map_err(|e| e.to_string()));
+        let view = Memo::new(move |_| {
+            View::parse(&share::ui_param(&query.get(), "view").unwrap_or_default())
+        });
+        let units = Memo::new(move |_| {
+            share::ui_param(&query.get(), "units")
+                .and_then(|u| Units::parse(&u))
+                .unwrap_or_default()
+        });
+        let nav = use_navigate();
+        let navigate: StoredValue<NavigateFn> =
+            StoredValue::new(Box::new(move |url: &str, o: NavigateOptions| nav(url, o)));
+        Self {
+            query,
+            decoded,
+            plan,
+            view,
+            units,
+            navigate,
+        }
+    }
+
+    fn go(&self, inputs: &Inputs, view: View, units: Units, replace: bool) {
+        let mut q = share::encode(inputs);
+        let mut extra = Vec::new();
+        if view != View::Size {
+            extra.push(format!("view={}", view.id()));
+        }
+        if units != Units::Binary {
+            extra.push(format!("units={}", units.id()));
+        }
+        for e in extra {
+            if !q.is_empty() {
+                q.push('&');
+            }
+            q.push_str(&e);
+        }
+        let url = format!("?{q}");
+        let opts = NavigateOptions {
+            replace,
+            scroll: false,
+            ..Default::default()
+        };
+        self.navigate.with_value(|n| n(&url, opts));
+    }
+
+    /// Changes the inputs (a new history entry unless `replace`).
+    pub fn update(&self, replace: bool, f: impl FnOnce(&mut Inputs)) {
+        let mut i = self.decoded.get_untracked().0;
+        f(&mut i);
+        self.go(
+            &i,
+            self.view.get_untracked(),
+            self.units.get_untracked(),
+            replace,
+        );
+    }
+
+    /// Switches the view.
+    pub fn set_view(&self, v: View) {
+        self.go(
+            &self.decoded.get_untracked().0,
+            v,
+            self.units.get_untracked(),
+            false,
+        );
+    }
+
+    /// Switches units.
+    pub fn set_units(&self, u: Units) {
+        self.go(
+            &self.decoded.get_untracked().0,
+            self.view.get_untracked(),
+            u,
+            true,
+        );
+    }
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Registers the service worker that makes the app work offline.
+pub fn register_service_worker() {
+    if let Some(w) = web_sys::window() {
+        let sw = w.navigator().service_worker();
+        let _ = sw.register("./sw.js");
+    }
+}
