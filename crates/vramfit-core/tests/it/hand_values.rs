@@ -1,1 +1,154 @@
+//! Numbers worked out by hand from real `config.json` values (arithmetic in the comments),
+//! and from published measurements (source named).
 
+use vramfit_core::catalog::Catalog;
+use vramfit_core::dtype::{KvDtype, WeightFormat};
+use vramfit_core::model::ModelArch;
+use vramfit_core::sizing::{estimate_bytes, weights_per_gpu, Scenario, GIB};
+
+fn arch(id: &str) -> ModelArch {
+    Catalog::bundled()
+        .model(id)
+        .unwrap_or_else(|| panic!("{id} in catalog"))
+        .model
+        .arch()
+        .unwrap()
+}
+
+fn scen(id: &str, tp: u64) -> Scenario {
+    let mut s = Scenario::new(arch(id));
+    s.tensor_parallel_size = tp;
+    s
+}
+
+#[test]
+fn kv_bytes_per_token_from_real_configs() {
+    // Llama-3.1-8B: 32 layers × 2 (K, V) × 8 KV heads × 128 head_dim × 2 B = 131,072.
+    assert_eq!(
+        arch("llama-3.1-8b").kv_bytes_per_token_unsharded(2),
+        131_072
+    );
+    // Mistral-Small-24B: 40 × 2 × 8 × 128 × 2 = 163,840.
+    assert_eq!(
+        arch("mistral-small-3.1-24b").kv_bytes_per_token_unsharded(2),
+        163_840
+    );
+    // Qwen2.5-7B: 28 × 2 × 4 × 128 × 2 = 57,344.
+    assert_eq!(arch("qwen2.5-7b").kv_bytes_per_token_unsharded(2), 57_344);
+    // DeepSeek-V3 MLA: 61 layers × (kv_lora_rank 512 + qk_rope_head_dim 64) × 2 B = 70,272,
+    // the same on every TP rank (the latent is replicated, not split).
+    let ds = arch("deepseek-v3");
+    for tp in [1, 2, 8, 16] {
+        assert_eq!(
+            ds.kv_bytes_per_token_layer(2, tp) * ds.layers,
+            70_272,
+            "TP {tp}"
+        );
+    }
+    // fp8 KV halves it: 61 × 576 × 1 = 35,136.
+    assert_eq!(ds.kv_bytes_per_token_layer(1, 8) * ds.layers, 35_136);
+}
+
+#[test]
+fn kv_heads_are_replicated_when_fewer_than_tp() {
+    // Llama-3.1-70B: 8 KV heads. TP 8 → 1 head per GPU: 80 × 2 × 1 × 128 × 2 = 40,960 B.
+    // TP 16 → still 1 head per GPU (replicated), not half a head.
+    let m = arch("llama-3.1-70b");
+    assert_eq!(m.kv_bytes_per_token_layer(2, 8) * m.layers, 40_960);
+    assert_eq!(m.kv_bytes_per_token_layer(2, 16) * m.layers, 40_960);
+    // TP 2 → 4 heads: 80 × 2 × 4 × 128 × 2 = 163,840.
+    assert_eq!(m.kv_bytes_per_token_layer(2, 2) * m.layers, 163_840);
+}
+
+#[test]
+fn llama_3_1_8b_weights_bf16_and_fp8() {
+    // bf16: 8,030,261,248 parameters × 2 B = 16,060,522,496 B (the checkpoint's total_size).
+    let s = scen("llama-3.1-8b", 1);
+    assert_eq!(weights_per_gpu(&s), 16_060_522_496);
+    // Online fp8 keeps embeddings and LM head in bf16: vLLM loads 8.49 GiB
+    // (../shared/ENGINES.md; RedHatAI w8a8 log in ../shared/calibration: 8.49 GiB).
+    // By hand: embed + lm_head 2 × 128,256 × 4,096 × 2 B = 2,101,346,304 B; the other
+    // 6,979,321,856 linear params at 1 B + per-channel fp32 scales; norms bf16 → 8.46 GiB.
+    let mut s = scen("llama-3.1-8b", 1);
+    s.format = WeightFormat::Fp8;
+    let gib = weights_per_gpu(&s) as f64 / GIB as f64;
+    assert!((gib - 8.49).abs() / 8.49 < 0.01, "{gib}");
+}
+
+#[test]
+fn qwen2_5_7b_on_h100_matches_the_vllm_log() {
+    // vLLM v0.19 on H100 (79.19 GiB total), util 0.95, max_model_len 8192, bf16:
+    // weights 14.25 GiB, KV cache 58.53 GiB, 68,500 blocks, 133.79× concurrency
+    // (llm-d-planner accuracy/results/v0.19.0, ../shared/calibration).
+    let mut s = scen("qwen2.5-7b", 1);
+    s.gpu_memory_utilization = Some(0.95);
+    s.max_model_len = Some(8192);
+    let e = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
+    let kv = e.kv_pool_bytes as f64 / GIB as f64;
+    assert!((kv - 58.53).abs() / 58.53 < 0.01, "{kv}");
+    // Blocks = pool ÷ (16 tokens × 57,344 B) — 917,504 B per block.
+    assert_eq!(e.kv_blocks, e.kv_pool_bytes / 917_504);
+    assert!(
+        (e.max_concurrency - 133.79).abs() / 133.79 < 0.01,
+        "{}",
+        e.max_concurrency
+    );
+    // fp8 KV doubles the blocks: 137,000 measured.
+    s.kv_dtype = KvDtype::Fp8;
+    let e8 = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
+    assert!(
+        (e8.kv_blocks as f64 - 137_000.0).abs() / 137_000.0 < 0.01,
+        "{}",
+        e8.kv_blocks
+    );
+}
+
+#[test]
+fn gemma_3_12b_hybrid_kv_groups() {
+    // Gemma-3-12B: 48 layers, every 6th global → 8 full + 40 sliding (window 1024).
+    // vLLM groups layers by the smaller count (8): 5 sliding groups + 1 full group = 6,
+    // so "KV cache size" = blocks / 6 × 16 tokens (2.667 tokens per block in the log).
+    let mut s = scen("gemma-3-12b", 1);
+    s.max_model_len = Some(8192);
+    let (groups, size) = vramfit_core::sizing::kv_groups(&s);
+    assert_eq!((groups.len(), size), (6, 8));
+    let e = estimate_bytes(&s, 80 * GIB);
+    assert_eq!(e.kv_tokens, e.kv_blocks / 6 * 16);
+    // One 8192-token request: full group 512 blocks + 5 sliding groups × (512 + 1) = 3,077.
+    assert_eq!(
+        vramfit_core::sizing::blocks_for_len(&groups, 16, 8192, 8192),
+        3_077
+    );
+}
+
+#[test]
+fn vllm_refuses_when_one_request_does_not_fit() {
+    // Llama-3.1-70B bf16 on one H100: weights alone (~131 GiB) exceed the budget.
+    let mut s = scen("llama-3.1-70b", 1);
+    s.max_model_len = Some(131_072);
+    let e = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
+    assert_eq!(e.fit, vramfit_core::sizing::Fit::WeightsTooLarge);
+    assert!(
+        e.verdict.contains("--tensor-parallel-size 2"),
+        "{}",
+        e.verdict
+    );
+    // Llama-3.1-8B bf16 on a 24 GB card with the full 131,072 context: 16 GiB of KV for one
+    // request (131,072 × 131,072 B) cannot fit next to 15 GiB of weights.
+    let mut s = scen("llama-3.1-8b", 1);
+    s.max_model_len = Some(131_072);
+    let e = estimate_bytes(&s, 23 * GIB);
+    assert_eq!(e.fit, vramfit_core::sizing::Fit::KvTooSmall);
+    assert_eq!(e.kv_bytes_per_request, 131_072 * 131_072);
+    assert!(
+        e.verdict
+            .contains("one request of 131072 tokens needs 16.00 GiB of KV cache"),
+        "{}",
+        e.verdict
+    );
+    assert!(
+        e.verdict.contains("--max-model-len") && e.verdict.contains("--kv-cache-dtype fp8"),
+        "{}",
+        e.verdict
+    );
+}

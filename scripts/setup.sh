@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs what vramfit needs, at pinned versions, from crates.io, npm and Debian only.
+# Idempotent: every step checks first and skips what is already there.
+#   setup.sh build   tools to build the app (wasm target, trunk, wasm-bindgen-cli, wasm-opt)
+#   setup.sh all     build tools plus test tools (Chromium, chromedriver, playwright-core, axe-core)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+MODE="${1:-all}"
+TRUNK_VERSION="0.21.14"   # 0.22 needs rustc >= 1.96.1
+# wasm-bindgen-cli must equal the wasm-bindgen that Cargo.lock resolves.
+WBG_VERSION="$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)"
+log() { printf '[setup] %s\n' "$*"; }
+
+# 1. Rust toolchain and wasm target (rust-toolchain.toml pins both).
+if ! rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$'; then
+  log "adding wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# 2. trunk
+if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "$TRUNK_VERSION" ]; then
+  log "installing trunk $TRUNK_VERSION (about 15 minutes on 2 cores)"
+  cargo install --locked trunk --version "$TRUNK_VERSION"
+else
+  log "trunk $TRUNK_VERSION present"
+fi
+
+# 3. wasm-bindgen-cli (without --locked: a locked dependency is missing from the registry)
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WBG_VERSION" ]; then
+  log "installing wasm-bindgen-cli $WBG_VERSION"
+  cargo install wasm-bindgen-cli --version "$WBG_VERSION"
+else
+  log "wasm-bindgen-cli $WBG_VERSION present"
+fi
+
+# 4. npm tools: binaryen's wasm-opt (Debian's is too old for Rust 1.95 output), playwright-core
+#    (drives Debian's Chromium; never downloads a browser), axe-core. Exact pins in package-lock.
+if [ ! -x tests/e2e/node_modules/.bin/wasm-opt ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]; then
+  log "installing npm tools (tests/e2e)"
+  (cd tests/e2e && npm ci --no-audit --no-fund)
+else
+  log "npm tools present"
+fi
+
+# 5. Crates for the offline Trunk build.
+cargo fetch --locked >/dev/null
+
+if [ "$MODE" = "all" ]; then
+  # 6. Browser for the end-to-end tests.
+  if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    log "installing Debian chromium and chromium-driver"
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q chromium chromium-driver
+  else
+    log "chromium present"
+  fi
+fi
+log "done"

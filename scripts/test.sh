@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The whole test suite: format, lints, native tests, release build, browser tests.
+# Prints one summary line per step and a final "N passed, N failed" line.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+mkdir -p target/e2e
+passed=0; failed=0; failed_steps=()
+step() {
+  local name="$1"; shift
+  echo "=== $name"
+  local t0=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1)); echo "--- PASS $name ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1)); failed_steps+=("$name"); echo "--- FAIL $name ($((SECONDS - t0)) s)"
+  fi
+}
+step "cargo fmt --check" cargo fmt --all -- --check
+step "cargo clippy" cargo clippy --workspace --all-targets -j2 -- -D warnings
+step "cargo test" cargo test --workspace -j2
+step "cli build" cargo build -p vramfit-cli -j2
+step "trunk build --release" trunk build --release
+step "size budget" bash scripts/size_budget.sh
+step "browser tests" bash -c 'cd tests/e2e && node --test --test-concurrency=1 ./*.test.mjs'
+echo
+if [ "$failed" -gt 0 ]; then
+  echo "FAILED steps: ${failed_steps[*]}"
+fi
+echo "steps: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

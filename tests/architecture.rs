@@ -1,0 +1,234 @@
+//! ARCHITECTURE.md's invariants, each checked here. They are stated as absences.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(rust_files(&p));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Lines of a file with `//` comments removed (doc comments name things freely).
+fn code_lines(p: &Path) -> Vec<(usize, String)> {
+    let text = fs::read_to_string(p).unwrap();
+    let mut in_tests = false;
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            if l.trim_start().starts_with("#[cfg(test)]") {
+                in_tests = true;
+            }
+            let code = l.split("//").next().unwrap_or("").to_string();
+            (!in_tests && !code.trim().is_empty()).then_some((i + 1, code))
+        })
+        .collect()
+}
+
+const WEB_CRATES: [&str; 10] = [
+    "leptos",
+    "leptos_router",
+    "wasm-bindgen",
+    "web-sys",
+    "js-sys",
+    "gloo-net",
+    "gloo-file",
+    "plotters",
+    "reqwest",
+    "tokio",
+];
+
+#[test]
+fn the_core_depends_on_no_web_crate() {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "-p",
+            "vramfit-core",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "--offline",
+        ])
+        .current_dir(root())
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = tree
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(
+        names.contains(&"serde_json"),
+        "cargo tree output looks wrong: {tree}"
+    );
+    for bad in WEB_CRATES {
+        assert!(
+            !names.contains(&bad),
+            "vramfit-core depends on web crate `{bad}`:\n{tree}"
+        );
+    }
+}
+
+#[test]
+fn the_core_does_no_io() {
+    let banned = [
+        "std::fs",
+        "std::net",
+        "std::process",
+        "std::env",
+        "File::open",
+        "println!",
+        "eprintln!",
+        "std::io::stdin",
+    ];
+    for f in rust_files(&root().join("crates/vramfit-core/src")) {
+        for (n, line) in code_lines(&f) {
+            for b in banned {
+                assert!(
+                    !line.contains(b),
+                    "{}:{n}: `{b}` in the core: {line}",
+                    f.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn byte_counts_are_u64_never_usize() {
+    // wasm32's usize is 32 bits; safetensors shards and GPU memory exceed 4 GiB.
+    for f in rust_files(&root().join("crates/vramfit-core/src")) {
+        for (n, line) in code_lines(&f) {
+            for bad in [
+                "_bytes: usize",
+                "_bytes: u32",
+                "_bytes: f32",
+                "bytes: usize",
+            ] {
+                assert!(!line.contains(bad), "{}:{n}: {line}", f.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn the_ui_computes_nothing() {
+    // Components read the plan and format it with vramfit_core::units; they do no
+    // arithmetic on quantities (no casts, no unit constants, no sizing calls).
+    let banned = [
+        " as f64",
+        " as u64",
+        "1 << 30",
+        "1024",
+        "estimate_bytes",
+        "weights_per_gpu",
+        ".powi(",
+        ".powf(",
+    ];
+    for f in rust_files(&root().join("src/components")) {
+        for (n, line) in code_lines(&f) {
+            for b in banned {
+                assert!(
+                    !line.contains(b),
+                    "{}:{n}: `{b}` in a UI component: {line}",
+                    f.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn untrusted_text_is_never_markup() {
+    // `inner_html` only for the chart, whose SVG plotters builds and escapes.
+    for f in rust_files(&root().join("src")) {
+        for (n, line) in code_lines(&f) {
+            if line.contains("inner_html") {
+                assert!(
+                    line.contains("inner_html=chart") || line.contains("inner_html=scaling_chart"),
+                    "{}:{n}: inner_html outside a chart: {line}",
+                    f.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_top_level_is_what_the_design_names() {
+    let allowed = [
+        "Cargo.toml",
+        "Cargo.lock",
+        "src",
+        "style",
+        "public",
+        "index.html",
+        "tests",
+        "Trunk.toml",
+        "crates",
+        "README.md",
+        "ARCHITECTURE.md",
+        ".ci",
+        "scripts",
+        "dev",
+        "docs",
+        "rust-toolchain.toml",
+        ".gitignore",
+        "fuzz",
+        ".cargo",
+    ];
+    let out = Command::new("git")
+        .args(["ls-files"])
+        .current_dir(root())
+        .output()
+        .expect("git runs");
+    for f in String::from_utf8_lossy(&out.stdout).lines() {
+        let top = f.split('/').next().unwrap();
+        assert!(allowed.contains(&top), "unexpected top-level entry `{top}`");
+    }
+}
+
+#[test]
+fn test_hooks_listed_in_architecture_exist_in_the_ui() {
+    let arch = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let ui: String = rust_files(&root().join("src"))
+        .iter()
+        .map(|f| fs::read_to_string(f).unwrap())
+        .collect();
+    for id in [
+        "weights-per-gpu",
+        "kv-pool-per-gpu",
+        "total-per-gpu",
+        "gpus-needed",
+        "max-context",
+        "max-concurrency",
+        "decode-tokens-per-s",
+        "verdict",
+        "share-link",
+    ] {
+        assert!(arch.contains(id), "ARCHITECTURE.md does not list `{id}`");
+        assert!(
+            ui.contains(&format!("\"{id}\"")),
+            "the UI has no data-testid `{id}`"
+        );
+    }
+}

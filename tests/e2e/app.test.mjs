@@ -1,0 +1,102 @@
+// End-to-end tests of the "Size it" screen: act as a user, compare the numbers shown with
+// the CLI (the same core) and with values worked out by hand, fail on any console error.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, startServer, newPage, ready, cli, gib, text, shot } from './helpers.mjs';
+
+let browser, server;
+before(async () => { browser = await launch(); server = await startServer(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+test('loads, computes in WASM, and shows the default scenario without errors', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/');
+  await ready(page);
+  const expected = cli(['plan', 'llama-3.1-8b', '--gpu', 'h100-sxm', '--max-model-len', '8192']);
+  assert.equal(await text(page, 'weights-per-gpu'), gib(expected.per_gpu.weights_bytes));
+  assert.equal(await text(page, 'kv-pool-per-gpu'), gib(expected.per_gpu.kv_pool_bytes));
+  assert.equal(await text(page, 'gpus-needed'), String(expected.gpus_needed));
+  assert.deepEqual(page.errors, []);
+  await shot(page, 'size-default-light');
+});
+
+test('picking a model and a GPU and changing the context length updates the numbers', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/');
+  await ready(page);
+  await page.getByTestId('model').selectOption('qwen2.5-7b');
+  await page.getByTestId('gpu').selectOption('h100-sxm');
+  await page.getByTestId('gpu-util').fill('0.95');
+  await page.getByTestId('context-length').fill('8192');
+  // Hand-worked, from Qwen2.5-7B's config.json: 28 layers × 2 (K,V) × 4 KV heads × 128 × 2 B.
+  await assert.doesNotReject(page.getByTestId('kv-pool-per-gpu').locator('xpath=..').getByText('57,344 B/token').waitFor());
+  let e = cli(['plan', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpu-memory-utilization', '0.95', '--max-model-len', '8192']);
+  await page.waitForFunction(([id, v]) => document.querySelector(`[data-testid="${id}"]`)?.textContent.trim() === v, ['max-concurrency', e.per_gpu.max_concurrency.toFixed(2)]);
+  assert.equal(await text(page, 'weights-per-gpu'), gib(e.per_gpu.weights_bytes));
+  assert.equal(await text(page, 'kv-pool-per-gpu'), gib(e.per_gpu.kv_pool_bytes));
+  // vLLM v0.19 measured 58.53 GiB of KV cache and 133.79× concurrency for this scenario
+  // (../shared/calibration, llm-d-planner logs); we must be within 1 %.
+  assert.ok(Math.abs(e.per_gpu.kv_pool_bytes / 2 ** 30 - 58.53) / 58.53 < 0.01);
+  const before = await text(page, 'max-concurrency');
+  await page.getByTestId('context-length').fill('32768');
+  e = cli(['plan', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpu-memory-utilization', '0.95', '--max-model-len', '32768']);
+  await page.waitForFunction(([id, v]) => document.querySelector(`[data-testid="${id}"]`)?.textContent.trim() === v, ['max-concurrency', e.per_gpu.max_concurrency.toFixed(2)]);
+  assert.notEqual(await text(page, 'max-concurrency'), before);
+  assert.ok(Math.abs(e.per_gpu.max_concurrency - 33.45) / 33.45 < 0.01, 'vLLM logged 33.45x at 32768');
+  assert.match(await text(page, 'verdict'), /^fits/);
+  assert.deepEqual(page.errors, []);
+  await shot(page, 'size-qwen-h100');
+});
+
+test('a model that does not fit says so, with the fix, and matches the CLI verdict', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/?model=llama-3.1-70b&gpu=rtx-4090&tp=1&len=8192');
+  await ready(page);
+  const e = cli(['plan', 'llama-3.1-70b', '--gpu', 'rtx-4090', '--tensor-parallel-size', '1', '--max-model-len', '8192']);
+  assert.equal(e.fits, false);
+  assert.equal(await text(page, 'verdict'), e.verdict);
+  assert.match(await text(page, 'verdict'), /--tensor-parallel-size 2/);
+  assert.deepEqual(page.errors, []);
+});
+
+test('the share link restores the scenario exactly, and back/forward work', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/');
+  await ready(page);
+  await page.getByTestId('model').selectOption('qwen3-8b');
+  await page.getByTestId('kv-dtype').selectOption('fp8');
+  await page.getByTestId('users').fill('12');
+  await page.waitForURL(/users=12/);
+  const url = page.url();
+  const weights = await text(page, 'weights-per-gpu');
+  const kv = await text(page, 'kv-pool-per-gpu');
+  const other = await newPage(browser);
+  await other.goto(url);
+  await ready(other);
+  assert.equal(await text(other, 'weights-per-gpu'), weights);
+  assert.equal(await text(other, 'kv-pool-per-gpu'), kv);
+  assert.equal(await other.getByTestId('model').inputValue(), 'qwen3-8b');
+  assert.equal(await other.getByTestId('kv-dtype').inputValue(), 'fp8');
+  // Back undoes the KV dtype change (a discrete choice is a history entry).
+  await page.goBack();
+  await page.waitForFunction(() => document.querySelector('[data-testid="kv-dtype"]').value === 'auto');
+  await page.goForward();
+  await page.waitForFunction(() => document.querySelector('[data-testid="kv-dtype"]').value === 'fp8');
+  assert.deepEqual([...page.errors, ...other.errors], []);
+});
+
+test('hostile URL values are shown as text and run nothing', async () => {
+  const page = await newPage(browser);
+  const evil = encodeURIComponent('<img src=x onerror="window.__pwned=1">');
+  const script = encodeURIComponent('<script>window.__pwned=2</script>');
+  await page.goto(`${server.url}/?model=${evil}&gpu=${script}&len=abc&tp=0`);
+  await ready(page);
+  const notice = await text(page, 'url-notice');
+  assert.ok(notice.includes('<img src=x onerror="window.__pwned=1">'), notice);
+  assert.ok(notice.includes('<script>window.__pwned=2</script>'), notice);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await page.locator('img[src="x"]').count(), 0);
+  // The defaults are shown instead.
+  assert.equal(await page.getByTestId('model').inputValue(), 'llama-3.1-8b');
+  assert.deepEqual(page.errors, []);
+});

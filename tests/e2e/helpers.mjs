@@ -1,0 +1,63 @@
+// Shared helpers for the browser tests: one Chromium (Debian's, via playwright-core), the
+// built dist/ served on 127.0.0.1, console-error tracking, CLI oracle, screenshots.
+import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from './server.mjs';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DIST = path.join(ROOT, 'dist');
+export const SHOTS = path.join(ROOT, 'target', 'e2e');
+fs.mkdirSync(SHOTS, { recursive: true });
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export async function startServer(opts) {
+  if (!fs.existsSync(path.join(DIST, 'index.html'))) throw new Error('dist/ is missing: run trunk build --release first');
+  return serve(DIST, opts);
+}
+
+/** A page that records console errors and uncaught exceptions (a Rust panic shows as both). */
+export async function newPage(browser, { width = 1280, height = 900, colorScheme = 'light' } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme });
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  page.on('dialog', (d) => { page.errors.push(`unexpected dialog: ${d.message()}`); d.dismiss(); });
+  return page;
+}
+
+/** Waits until the app has rendered its first result. */
+export async function ready(page) {
+  await page.getByTestId('verdict').waitFor({ timeout: 20000 });
+}
+
+/** Runs the CLI built by `cargo build -p vramfit-cli` and parses its JSON. */
+export function cli(args) {
+  const bin = path.join(ROOT, 'target', 'debug', 'vramfit');
+  return JSON.parse(execFileSync(bin, [...args, '--json'], { encoding: 'utf8' }));
+}
+
+/** The core's binary-unit formatting (vramfit_core::units::fmt_bytes, Units::Binary). */
+export function gib(bytes) {
+  const g = 2 ** 30;
+  if (bytes >= g * 0.995 || bytes === 0) return `${(bytes / g).toFixed(2)} GiB`;
+  return `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+}
+
+export async function text(page, id) {
+  return (await page.getByTestId(id).first().textContent()).trim();
+}
+
+export async function shot(page, name) {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,66 @@
+// Static server for the browser tests: serves a folder on 127.0.0.1 (random port), with
+// HTTP Range support (206 / 416) and correct MIME types. `routes` can add extra folders
+// (for the Hugging Face import tests) and a switch to ignore Range.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json',
+  '.webmanifest': 'application/manifest+json', '.svg': 'image/svg+xml', '.png': 'image/png',
+};
+
+export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true } = {}) {
+  const stats = { requests: [], bytesSent: 0 };
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    let file = null;
+    let base = root;
+    let rel = decodeURIComponent(url.pathname);
+    for (const [prefix, dir] of Object.entries(mounts)) {
+      if (rel.startsWith(prefix)) { base = dir; rel = rel.slice(prefix.length); break; }
+    }
+    file = path.join(base, path.normalize('/' + rel));
+    if (!file.startsWith(base)) { res.writeHead(403).end(); return; }
+    try { if (fs.statSync(file).isDirectory()) file = path.join(file, 'index.html'); } catch { /* 404 below */ }
+    if (cors) {
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      res.setHeader('Access-Control-Allow-Headers', 'Range, Authorization');
+      res.setHeader('Access-Control-Expose-Headers', 'Content-Range, Content-Length, Accept-Ranges');
+    }
+    if (req.method === 'OPTIONS') { res.writeHead(204).end(); return; }
+    let st;
+    try { st = fs.statSync(file); } catch { res.writeHead(404).end('not found'); stats.requests.push({ url: req.url, status: 404 }); return; }
+    const type = MIME[path.extname(file)] || 'application/octet-stream';
+    const range = req.headers.range;
+    if (range && !ignoreRange.has(url.pathname)) {
+      const m = /^bytes=(\d+)-(\d*)$/.exec(range);
+      const start = m ? Number(m[1]) : NaN;
+      const end = m && m[2] ? Math.min(Number(m[2]), st.size - 1) : st.size - 1;
+      if (!m || start >= st.size || start > end) {
+        res.writeHead(416, { 'Content-Range': `bytes */${st.size}` }).end();
+        stats.requests.push({ url: req.url, status: 416 });
+        return;
+      }
+      res.writeHead(206, { 'Content-Type': type, 'Content-Length': end - start + 1, 'Content-Range': `bytes ${start}-${end}/${st.size}`, 'Accept-Ranges': 'bytes' });
+      stats.bytesSent += end - start + 1;
+      stats.requests.push({ url: req.url, status: 206, range });
+      fs.createReadStream(file, { start, end }).pipe(res);
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': type, 'Content-Length': st.size, 'Cache-Control': 'no-cache' });
+    stats.requests.push({ url: req.url, status: 200 });
+    const s = fs.createReadStream(file);
+    s.on('data', (c) => { stats.bytesSent += c.length; });
+    s.on('error', () => res.destroy());
+    res.on('close', () => s.destroy());
+    s.pipe(res);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      resolve({ url: `http://127.0.0.1:${port}`, port, stats, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) });
+    });
+  });
+}
