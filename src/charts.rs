@@ -132,3 +132,98 @@ pub fn memory_bar_svg(p: &Plan, units: Units) -> String {
     }
     s
 }
+
+/// Draws total and per-GPU throughput against TP (own link and PCIe) with the ideal line.
+pub fn draw_scaling<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    d: &vramfit_core::plan::Scaling,
+) -> Result<(), String> {
+    let pts: Vec<_> = d
+        .own_link
+        .iter()
+        .filter(|p| p.pipeline_parallel_size == 1)
+        .collect();
+    let pcie: Vec<_> = d
+        .pcie
+        .iter()
+        .filter(|p| p.pipeline_parallel_size == 1)
+        .collect();
+    let base = pts.iter().find(|p| p.fits);
+    let max_y = pts
+        .iter()
+        .chain(pcie.iter())
+        .map(|p| p.tokens_per_s_total)
+        .fold(1.0, f64::max)
+        .max(base.map_or(0.0, |b| b.tokens_per_s_per_gpu * 8.0))
+        * 1.1;
+    area.fill(&WHITE).map_err(|e| e.to_string())?;
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .x_label_area_size(36)
+        .y_label_area_size(64)
+        .caption(
+            "Output tokens/s vs tensor-parallel size",
+            ("sans-serif", 15),
+        )
+        .build_cartesian_2d((0.8f64..9.0f64).log_scale(), 0.0..max_y)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("GPUs (TP)")
+        .y_desc("tokens/s")
+        .x_label_formatter(&|x| format!("{}", x.round()))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let series = |v: &[&vramfit_core::throughput::ScalePoint]| -> Vec<(f64, f64)> {
+        v.iter()
+            .filter(|p| p.fits)
+            .map(|p| (p.tensor_parallel_size as f64, p.tokens_per_s_total))
+            .collect()
+    };
+    let blue = RGBColor(29, 78, 216);
+    let orange = RGBColor(234, 88, 12);
+    chart
+        .draw_series(LineSeries::new(series(&pts), blue.stroke_width(3)).point_size(4))
+        .map_err(|e| e.to_string())?
+        .label(format!("total, {}", d.link_name))
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], blue.stroke_width(3)));
+    chart
+        .draw_series(LineSeries::new(series(&pcie), orange.stroke_width(2)).point_size(3))
+        .map_err(|e| e.to_string())?
+        .label("total, PCIe")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], orange.stroke_width(2)));
+    if let Some(b) = base {
+        let per = b.tokens_per_s_per_gpu;
+        let ideal: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0]
+            .iter()
+            .filter(|&&x| x >= b.tensor_parallel_size as f64)
+            .map(|&x| (x, per * x))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(ideal, BLACK.mix(0.5).stroke_width(1)))
+            .map_err(|e| e.to_string())?
+            .label("ideal linear")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], BLACK.mix(0.5)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    area.present().map_err(|e| e.to_string())
+}
+
+/// The scaling chart as an SVG string.
+pub fn scaling_svg(d: &vramfit_core::plan::Scaling) -> String {
+    let mut s = String::new();
+    {
+        let root = SVGBackend::with_string(&mut s, (720, 360)).into_drawing_area();
+        if let Err(e) = draw_scaling(&root, d) {
+            drop(root);
+            return format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text y=\"20\">chart unavailable: {}</text></svg>", e.replace('<', "&lt;"));
+        }
+    }
+    s
+}

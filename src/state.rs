@@ -94,6 +94,8 @@ pub struct AppState {
     pub view: Memo<View>,
     /// Display units.
     pub units: Memo<Units>,
+    /// Text pasted into the OOM explainer (kept across tab switches; never in the URL).
+    pub oom_text: RwSignal<String>,
     navigate: StoredValue<NavigateFn>,
 }
 
@@ -124,6 +126,7 @@ impl AppState {
             plan,
             view,
             units,
+            oom_text: RwSignal::new(String::new()),
             navigate,
         }
     }

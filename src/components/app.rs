@@ -1,6 +1,12 @@
 //! The page shell: router, header, tabs, notices, the current view.
 
+use crate::components::accuracy_view::AccuracyView;
+use crate::components::budget_view::BudgetView;
+use crate::components::catalog_view::CatalogView;
 use crate::components::inputs_panel::InputsPanel;
+use crate::components::oom_view::OomView;
+use crate::components::quant_view::QuantView;
+use crate::components::scaling_view::ScalingView;
 use crate::components::size_view::SizeView;
 use crate::state::{AppState, View};
 use leptos::prelude::*;
@@ -59,12 +65,22 @@ fn Shell() -> impl IntoView {
                 </label>
             </div>
         </header>
-        <nav class="vf-tabs" role="tablist" aria-label="Calculators">{tabs}</nav>
-        <Notices/>
+        <nav aria-label="Calculators">
+            <div class="vf-tabs" role="tablist">{tabs}</div>
+        </nav>
         <main class="vf-main">
+            <Notices/>
             <InputsPanel/>
             <section class="vf-results" aria-live="polite">
-                <SizeView/>
+                {move || match st.view.get() {
+                    View::Size => view! { <SizeView/> }.into_any(),
+                    View::Quant => view! { <QuantView/> }.into_any(),
+                    View::Budget => view! { <BudgetView/> }.into_any(),
+                    View::Scaling => view! { <ScalingView/> }.into_any(),
+                    View::Oom => view! { <OomView/> }.into_any(),
+                    View::Catalog => view! { <CatalogView/> }.into_any(),
+                    View::Accuracy => view! { <AccuracyView/> }.into_any(),
+                }}
             </section>
         </main>
         <footer class="vf-footer">

@@ -1,5 +1,11 @@
 //! One component per file; the file name is the component's name in snake_case.
 
+pub mod accuracy_view;
 pub mod app;
+pub mod budget_view;
+pub mod catalog_view;
 pub mod inputs_panel;
+pub mod oom_view;
+pub mod quant_view;
+pub mod scaling_view;
 pub mod size_view;

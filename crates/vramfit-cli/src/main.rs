@@ -653,7 +653,7 @@ fn cmd_scale(cat: &Catalog, a: &ScaleArgs) -> Res<ExitCode> {
     let s = plan::scenario(arch, &inputs, format, group.unwrap_or(128));
     let mut perf = GpuPerf::from_gpu(gpu, format.compute_key());
     if a.pcie {
-        perf = perf.over_pcie(pcie_bw(gpu));
+        perf = perf.over_pcie(plan::pcie_gb_per_s(gpu.pcie_generation));
     }
     let mut layouts: Vec<(u64, u64)> = [1, 2, 4, 8].iter().map(|&t| (t, 1)).collect();
     layouts.extend([2, 4, 8].iter().map(|&pp| (1, pp)));
@@ -760,15 +760,6 @@ fn cmd_scale(cat: &Catalog, a: &ScaleArgs) -> Res<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn pcie_bw(gpu: &Gpu) -> f64 {
-    match gpu.pcie_generation.unwrap_or(4) {
-        3 => 16.0,
-        4 => 32.0,
-        5 => 64.0,
-        _ => 128.0,
-    }
 }
 
 fn matches(hay: &[&str], q: Option<&String>) -> bool {

@@ -737,3 +737,57 @@ pub fn headline() -> Vec<(&'static str, f64, f64, usize)> {
         ("TP speed-up", s.median * 100.0, s.p90 * 100.0, s.n),
     ]
 }
+
+/// The headline of docs/ACCURACY.md for the app's accuracy page: (quantity, median |error| %,
+/// p90 %, rows). Kept as constants so the web bundle does not carry the calibration set; the
+/// test `headline_constants_match_the_calibration` recomputes them (2-decimal rounding).
+pub const HEADLINE: [(&str, f64, f64, usize); 4] = [
+    ("Weights per GPU (vLLM start-up logs)", 0.31, 0.87, 41),
+    ("KV cache pool per GPU (vLLM V1 logs)", 0.14, 1.57, 35),
+    (
+        "Rule of thumb's KV pool (parameters × bytes + 20 %)",
+        3.96,
+        30.19,
+        35,
+    ),
+    (
+        "TP speed-up ratios (TRT-LLM tables, vLLM issues)",
+        14.62,
+        40.66,
+        134,
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headline_constants_match_the_calibration() {
+        let computed = headline();
+        for (c, h) in computed.iter().zip(HEADLINE.iter()) {
+            let r = |x: f64| (x * 100.0).round() / 100.0;
+            assert_eq!(
+                (r(c.1), r(c.2), c.3),
+                (h.1, h.2, h.3),
+                "{}: update HEADLINE to {:.2} / {:.2} / {}",
+                h.0,
+                c.1,
+                c.2,
+                c.3
+            );
+        }
+    }
+
+    #[test]
+    fn csv_parser_handles_quotes_and_newlines() {
+        let rows = parse_csv("a,b\n\"x, y\",\"he said \"\"hi\"\"\nnext\"\n");
+        assert_eq!(
+            rows,
+            vec![
+                vec!["a".to_string(), "b".into()],
+                vec!["x, y".into(), "he said \"hi\"\nnext".into()]
+            ]
+        );
+    }
+}

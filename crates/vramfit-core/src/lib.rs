@@ -9,6 +9,7 @@ pub mod accuracy;
 pub mod catalog;
 pub mod commands;
 pub mod dtype;
+pub mod export;
 pub mod layout;
 pub mod model;
 pub mod oom;

@@ -469,6 +469,128 @@ pub fn plan_arch(
     }
 }
 
+/// Every weight format side by side (the quantization-savings view): the fewest GPUs,
+/// weights and speed of each, for the same workload.
+///
+/// # Errors
+/// Unknown model or GPU.
+pub fn all_formats(cat: &Catalog, inputs: &Inputs) -> Result<Vec<FormatRow>, PlanError> {
+    let (model, _, group) = resolve_model(cat, &inputs.model)?;
+    let gpu = resolve_gpu(cat, &inputs.gpu)?;
+    let arch = model
+        .arch()
+        .map_err(|e| PlanError::BadModel(e.to_string()))?;
+    let group = group.unwrap_or(128);
+    let base = scenario(arch, inputs, WeightFormat::Bf16, group);
+    let formats = [
+        WeightFormat::Fp16,
+        WeightFormat::Bf16,
+        WeightFormat::Fp8,
+        WeightFormat::Int8W8a8,
+        WeightFormat::Int4Awq,
+        WeightFormat::Int4Gptq,
+        WeightFormat::Mxfp4,
+        WeightFormat::Nvfp4,
+    ];
+    Ok(formats
+        .into_iter()
+        .map(|f| format_row(&base, gpu, inputs, f, group))
+        .collect())
+}
+
+/// Tensor-parallel scaling of a scenario on the GPU's own link and over PCIe.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scaling {
+    /// Link name (e.g. "NVLink 4").
+    pub link_name: String,
+    /// Points on the GPU's own interconnect.
+    pub own_link: Vec<crate::throughput::ScalePoint>,
+    /// The same over PCIe.
+    pub pcie: Vec<crate::throughput::ScalePoint>,
+    /// Plain-words summary of the efficiency lost to communication.
+    pub summary: String,
+}
+
+/// PCIe bandwidth per direction of an x16 link, GB/s, by generation.
+#[must_use]
+pub fn pcie_gb_per_s(generation: Option<u64>) -> f64 {
+    match generation.unwrap_or(4) {
+        3 => 16.0,
+        4 => 32.0,
+        5 => 64.0,
+        _ => 128.0,
+    }
+}
+
+/// TP 1/2/4/8 (and PP 2/4) throughput, max load when `lengths` is given.
+///
+/// # Errors
+/// Unknown model or GPU.
+pub fn scaling(
+    cat: &Catalog,
+    inputs: &Inputs,
+    lengths: Option<(u64, u64)>,
+) -> Result<Scaling, PlanError> {
+    let (model, implied, group) = resolve_model(cat, &inputs.model)?;
+    let gpu = resolve_gpu(cat, &inputs.gpu)?;
+    let arch = model
+        .arch()
+        .map_err(|e| PlanError::BadModel(e.to_string()))?;
+    let format = inputs
+        .format
+        .or(implied)
+        .unwrap_or_else(|| model.native_format());
+    let s = scenario(arch, inputs, format, group.unwrap_or(128));
+    let perf = GpuPerf::from_gpu(gpu, format.compute_key());
+    let layouts = [(1, 1), (2, 1), (4, 1), (8, 1), (1, 2), (1, 4)];
+    let total = gpu.usable_bytes();
+    let own_link = crate::throughput::scaling_curve(&s, perf, total, &layouts, lengths);
+    let pcie = crate::throughput::scaling_curve(
+        &s,
+        perf.over_pcie(pcie_gb_per_s(gpu.pcie_generation)),
+        total,
+        &layouts,
+        lengths,
+    );
+    let link_name = gpu
+        .interconnect
+        .generation
+        .clone()
+        .unwrap_or_else(|| gpu.interconnect.kind.clone());
+    let base = own_link
+        .iter()
+        .find(|p| p.fits && p.pipeline_parallel_size == 1);
+    let t8 = own_link
+        .iter()
+        .find(|p| p.tensor_parallel_size == 8 && p.pipeline_parallel_size == 1);
+    let summary = match (base, t8) {
+        (Some(b), Some(t8)) if t8.fits && b.tokens_per_s_per_gpu > 0.0 => {
+            let ideal = b.tokens_per_s_per_gpu;
+            let eff = t8.tokens_per_s_per_gpu / ideal * 100.0;
+            let pcie8 = pcie
+                .iter()
+                .find(|p| p.tensor_parallel_size == 8 && p.pipeline_parallel_size == 1);
+            format!(
+                "At TP 8 over {link_name} each GPU delivers {eff:.0}% of the per-GPU throughput of TP {} ({:.0}% of each decode step is all-reduce){}. Above 100% means the extra memory held a larger batch.",
+                b.tensor_parallel_size,
+                t8.comm_fraction * 100.0,
+                pcie8.map_or(String::new(), |p| format!(
+                    "; over PCIe it would be {:.0}% ({:.0}% all-reduce)",
+                    p.tokens_per_s_per_gpu / ideal * 100.0,
+                    p.comm_fraction * 100.0
+                ))
+            )
+        }
+        _ => "The model does not fit at TP 8 or smaller on this GPU.".to_string(),
+    };
+    Ok(Scaling {
+        link_name,
+        own_link,
+        pcie,
+        summary,
+    })
+}
+
 fn format_row(
     base: &Scenario,
     gpu: &Gpu,

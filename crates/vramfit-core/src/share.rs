@@ -38,7 +38,9 @@ pub struct Notice {
 /// Longest value accepted for any key (longer ones are ignored).
 pub const MAX_VALUE_LEN: usize = 200;
 
-fn enc(s: &str) -> String {
+/// Percent-encodes a URL component (RFC 3986 unreserved characters pass through).
+#[must_use]
+pub fn enc(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/') {

@@ -147,3 +147,13 @@ pub fn fmt_usd(x: f64) -> String {
         format!("${x:.2}")
     }
 }
+
+/// Formats a fraction as a percentage with one decimal (`0.123` → `12.3%`).
+#[must_use]
+pub fn fmt_pct(fraction: f64) -> String {
+    if fraction.is_finite() {
+        format!("{:.1}%", fraction * 100.0)
+    } else {
+        "–".into()
+    }
+}

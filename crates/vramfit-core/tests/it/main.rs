@@ -4,3 +4,4 @@ mod calibration;
 mod catalog;
 mod hand_values;
 mod properties;
+mod real_safetensors;

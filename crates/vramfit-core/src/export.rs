@@ -1,0 +1,137 @@
+//! Markdown and CSV exports of results (the UI offers them as downloads).
+//!
+//! CSV follows RFC 4180 (fields with commas, quotes or newlines are quoted). Cells that a
+//! spreadsheet would run as a formula (`=`, `+`, `-`, `@` first) are prefixed with `'`
+//! (OWASP "CSV injection"), since model names can come from users.
+
+use crate::layout::CostRow;
+use crate::plan::Plan;
+use crate::units::{fmt_bytes, fmt_num, Units};
+
+fn csv_cell(s: &str) -> String {
+    let s = if s.starts_with(['=', '+', '-', '@']) {
+        format!("'{s}")
+    } else {
+        s.to_string()
+    };
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
+
+fn opt(x: Option<f64>, digits: usize) -> String {
+    x.map_or(String::new(), |v| fmt_num(v, digits))
+}
+
+/// The hardware-budget table as CSV.
+#[must_use]
+pub fn budget_csv(rows: &[CostRow]) -> String {
+    let mut s = String::from("gpu_id,gpu_name,total_gpus,tensor_parallel_size,pipeline_parallel_size,replicas,purchase_usd,cloud_usd_per_hour,usd_per_million_tokens,power_w,decode_tokens_per_s_per_user,meets_target\n");
+    for r in rows {
+        let cells = [
+            csv_cell(&r.gpu_id),
+            csv_cell(&r.gpu_name),
+            r.total_gpus.to_string(),
+            r.tensor_parallel_size.to_string(),
+            r.pipeline_parallel_size.to_string(),
+            r.replicas.to_string(),
+            opt(r.purchase_usd, 0),
+            opt(r.cloud_usd_per_hour, 2),
+            opt(r.usd_per_million_tokens, 3),
+            opt(r.power_w, 0),
+            fmt_num(r.decode_tokens_per_s_per_user, 1),
+            r.meets_target.to_string(),
+        ];
+        s.push_str(&cells.join(","));
+        s.push('\n');
+    }
+    s
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+/// A plan as Markdown: breakdown, verdict, formats.
+#[must_use]
+pub fn plan_markdown(p: &Plan, units: Units) -> String {
+    let e = &p.estimate;
+    let mut s = format!(
+        "# {} on {}\n\n{} weights, {}, TP {} × PP {} × {} replica(s) = {} GPU(s)\n\n**Verdict:** {}\n\n| per GPU | value |\n|---|---|\n",
+        md_cell(&p.model_name),
+        md_cell(&p.gpu_name),
+        p.format,
+        p.engine,
+        p.tensor_parallel_size,
+        p.pipeline_parallel_size,
+        p.replicas,
+        p.gpus_needed,
+        md_cell(&e.verdict)
+    );
+    for (k, v) in [
+        ("weights", e.weights_bytes),
+        ("activation peak", e.activation_bytes),
+        ("non-torch", e.non_torch_bytes),
+        ("KV cache pool", e.kv_pool_bytes),
+        ("CUDA graphs", e.cuda_graph_bytes),
+        ("CUDA context", e.cuda_context_bytes),
+        ("nvidia-smi", e.nvidia_smi_bytes),
+    ] {
+        s.push_str(&format!("| {k} | {} |\n", fmt_bytes(v, units)));
+    }
+    s.push_str(&format!(
+        "| KV bytes per token | {} |\n| KV blocks | {} |\n| max concurrency @ {} | {} |\n| decode tok/s per user | {} |\n\n",
+        e.kv_bytes_per_token,
+        e.kv_blocks,
+        e.max_model_len,
+        fmt_num(e.max_concurrency, 2),
+        fmt_num(p.speed.decode_tokens_per_s_per_user, 1)
+    ));
+    s.push_str("| format | weights (model) | GPUs | longest context | decode tok/s/user |\n|---|---|---|---|---|\n");
+    for r in &p.formats {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            r.format,
+            fmt_bytes(r.model_weights_bytes, units),
+            r.total_gpus,
+            r.estimate.max_model_len_fit,
+            fmt_num(r.decode_tokens_per_s, 1)
+        ));
+    }
+    s
+}
+
+/// A plan's breakdown as CSV (one row per quantity, bytes as integers).
+#[must_use]
+pub fn plan_csv(p: &Plan) -> String {
+    let e = &p.estimate;
+    let mut s = String::from("quantity,bytes\n");
+    for (k, v) in [
+        ("weights", e.weights_bytes),
+        ("activation", e.activation_bytes),
+        ("non_torch", e.non_torch_bytes),
+        ("kv_pool", e.kv_pool_bytes),
+        ("cuda_graphs", e.cuda_graph_bytes),
+        ("cuda_context", e.cuda_context_bytes),
+        ("nvidia_smi", e.nvidia_smi_bytes),
+        ("kv_bytes_per_token", e.kv_bytes_per_token),
+    ] {
+        s.push_str(&format!("{k},{v}\n"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_cells_are_quoted_and_defused() {
+        assert_eq!(csv_cell("a,b"), "\"a,b\"");
+        assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_cell("=HYPERLINK(1)"), "'=HYPERLINK(1)");
+        assert_eq!(csv_cell("h100"), "h100");
+    }
+}

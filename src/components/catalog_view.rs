@@ -1,0 +1,70 @@
+//! The catalog: models and GPUs, searchable, each with its source.
+
+use crate::state::CATALOG;
+use leptos::prelude::*;
+use vramfit_core::units::{fmt_count, fmt_params, fmt_usd};
+
+fn link_or_text(s: &str) -> AnyView {
+    match s.split_whitespace().find(|w| w.starts_with("https://")) {
+        Some(url) => {
+            let url = url.trim_end_matches([',', ';', ')', '.']).to_string();
+            view! { <span>{s.to_string()}" "<a href=url rel="noopener noreferrer" target="_blank">"link"</a></span> }.into_any()
+        }
+        None => view! { <span>{s.to_string()}</span> }.into_any(),
+    }
+}
+
+/// The catalog view.
+#[component]
+pub fn CatalogView() -> impl IntoView {
+    let (q, set_q) = signal(String::new());
+    let hit = move |hay: &[&str]| {
+        let q = q.get().to_ascii_lowercase();
+        q.is_empty() || hay.iter().any(|h| h.to_ascii_lowercase().contains(&q))
+    };
+    view! {
+        <h2>"Catalog"</h2>
+        <label class="vf-field">
+            <span>"Search by name, family, vendor or memory"</span>
+            <input type="search" data-testid="catalog-search" on:input=move |ev| set_q.set(event_target_value(&ev))/>
+        </label>
+        <h3>"Models"</h3>
+        <table class="vf-table" data-testid="catalog-models">
+            <thead><tr><th>"Model"</th><th>"Family"</th><th>"Parameters"</th><th>"Active"</th><th>"Context"</th><th>"Stored as"</th><th>"Source"</th></tr></thead>
+            <tbody>
+                {move || CATALOG.models.iter().filter(|m| hit(&[&m.id, &m.name, &m.family, &m.vendor])).map(|m| view! {
+                    <tr>
+                        <th scope="row">{m.name.clone()}<br/><code>{m.id.clone()}</code></th>
+                        <td>{m.family.clone()}</td>
+                        <td>{fmt_params(m.parameters_total)}</td>
+                        <td>{fmt_params(m.parameters_active)}</td>
+                        <td>{fmt_count(m.context_native)}</td>
+                        <td>{m.stored_dtype.clone()}</td>
+                        <td class="vf-caveat">{link_or_text(&m.source)}</td>
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+        <h3>"GPUs"</h3>
+        <table class="vf-table" data-testid="catalog-gpus">
+            <thead><tr><th>"GPU"</th><th>"Vendor"</th><th>"Memory"</th><th>"Bandwidth"</th><th>"bf16 dense"</th><th>"Link"</th><th>"Price"</th><th>"Source"</th></tr></thead>
+            <tbody>
+                {move || CATALOG.gpus.iter().filter(|g| {
+                    let mem = format!("{} GB", g.memory_marketed_gb);
+                    hit(&[&g.id, &g.name, &g.vendor, &mem])
+                }).map(|g| view! {
+                    <tr>
+                        <th scope="row">{g.name.clone()}<br/><code>{g.id.clone()}</code></th>
+                        <td>{g.vendor.clone()}</td>
+                        <td>{format!("{} GB ({} MiB usable)", g.memory_marketed_gb, fmt_count(g.memory_usable_mib))}</td>
+                        <td>{format!("{} GB/s", g.memory_bandwidth_gb_per_s)}</td>
+                        <td>{g.dense_tflops.bf16.map_or("–".into(), |t| format!("{t} TFLOPS"))}</td>
+                        <td>{g.interconnect.generation.clone().unwrap_or_else(|| g.interconnect.kind.clone())}</td>
+                        <td>{g.price.purchase_usd.map_or("–".into(), fmt_usd)}" · "{g.price.cloud_usd_per_hour.map_or("–".into(), |h| format!("{}/h", fmt_usd(h)))}</td>
+                        <td class="vf-caveat">{link_or_text(&g.source)}</td>
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}

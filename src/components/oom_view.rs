@@ -1,0 +1,111 @@
+//! "Explain my OOM": paste an out-of-memory message, get the cause and the fix.
+
+use crate::state::AppState;
+use leptos::prelude::*;
+use vramfit_core::oom::{diagnose_with, parse, Hints};
+use vramfit_core::units::{fmt_bytes, fmt_count};
+
+/// The OOM explainer.
+#[component]
+pub fn OomView() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let text = st.oom_text;
+    let parsed = Memo::new(move |_| {
+        let t = text.get();
+        if t.trim().is_empty() {
+            None
+        } else {
+            Some(parse(&t).map_err(|e| e.to_string()))
+        }
+    });
+    let params = Memo::new(move |_| st.plan.get().ok().map(|p| p.parameters));
+    let report_rows = move || {
+        let u = st.units.get();
+        parsed.get().and_then(Result::ok).map(|r| {
+            let b = |x: Option<u64>| x.map_or("–".to_string(), |v| fmt_bytes(v, u));
+            let mut rows = vec![
+                ("Message", format!("{:?}", r.source)),
+                ("GPU", r.gpu_index.map_or("–".into(), |g| g.to_string())),
+                ("Tried to allocate", b(r.tried_to_allocate_bytes)),
+                ("Total capacity", b(r.total_capacity_bytes)),
+                ("Free", b(r.free_bytes)),
+                ("Allocated by PyTorch", b(r.allocated_by_pytorch_bytes)),
+                ("Reserved by PyTorch", b(r.reserved_by_pytorch_bytes)),
+                ("This process in use", b(r.this_process_in_use_bytes)),
+            ];
+            for (pid, bytes) in &r.other_processes {
+                rows.push(("Process", format!("{pid}: {}", fmt_bytes(*bytes, u))));
+            }
+            if let Some(l) = r.max_model_len {
+                rows.push(("max_model_len", fmt_count(l)));
+            }
+            if let Some(l) = r.kv_cache_max_tokens {
+                rows.push(("KV cache holds (tokens)", fmt_count(l)));
+            }
+            if let Some(l) = r.estimated_max_model_len {
+                rows.push(("vLLM's estimated max length", fmt_count(l)));
+            }
+            rows.into_iter()
+                .filter(|(_, v)| v != "–")
+                .map(|(k, v)| view! { <tr><th scope="row">{k}</th><td>{v}</td></tr> })
+                .collect_view()
+        })
+    };
+    let findings = move || {
+        parsed.get().and_then(Result::ok).map(|r| {
+            diagnose_with(
+                &r,
+                &Hints {
+                    model_parameters: params.get(),
+                },
+            )
+            .into_iter()
+            .map(|f| {
+                let fixes = f
+                    .fixes
+                    .into_iter()
+                    .map(|x| view! { <li><code>{x}</code></li> })
+                    .collect_view();
+                view! {
+                    <div class="vf-finding" data-testid="oom-finding">
+                        <h3>{f.headline}</h3>
+                        <p>{f.detail}</p>
+                        <ul>{fixes}</ul>
+                    </div>
+                }
+            })
+            .collect_view()
+        })
+    };
+    let sizing = move || {
+        st.plan.get().ok().map(|p| {
+            let rows = p
+                .formats
+                .iter()
+                .map(|r| {
+                    let g = if r.gpus_per_replica == 0 { "does not fit".to_string() } else { format!("{} GPU(s), TP {}", r.total_gpus, r.tensor_parallel_size) };
+                    format!("{}: {g}", r.format)
+                })
+                .collect::<Vec<_>>()
+                .join(" · ");
+            view! { <p data-testid="oom-sizing">{format!("For {} on {}: ", p.model_name, p.gpu_name)}{rows}</p> }
+        })
+    };
+    view! {
+        <h2>"Explain my out-of-memory error"</h2>
+        <label class="vf-field">
+            <span>"Paste a torch.cuda.OutOfMemoryError, \"CUDA out of memory\", or a vLLM start-up error"</span>
+            <textarea
+                data-testid="oom-input"
+                rows="7"
+                spellcheck="false"
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+            ></textarea>
+        </label>
+        {move || parsed.get().and_then(Result::err).map(|e| view! { <p class="vf-verdict vf-warn" data-testid="oom-error">{e}</p> })}
+        <table class="vf-table" data-testid="oom-report"><tbody>{report_rows}</tbody></table>
+        <div data-testid="oom-findings">{findings}</div>
+        {sizing}
+    }
+}

@@ -1,0 +1,50 @@
+//! "TP scaling": tokens/s per GPU and in total for TP 1/2/4/8 (and PP), own link vs PCIe.
+
+use crate::charts;
+use crate::state::{AppState, CATALOG};
+use leptos::prelude::*;
+use vramfit_core::plan::scaling;
+use vramfit_core::units::{fmt_num, fmt_pct};
+
+/// The scaling view.
+#[component]
+pub fn ScalingView() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let (max_load, set_max_load) = signal(true);
+    let data = Memo::new(move |_| {
+        let i = st.decoded.get().0;
+        let lengths = max_load
+            .get()
+            .then_some((i.prompt_tokens.max(1), i.output_tokens.max(1)));
+        scaling(&CATALOG, &i, lengths).map_err(|e| e.to_string())
+    });
+    let scaling_chart = move || data.get().ok().map(|d| charts::scaling_svg(&d));
+    view! {
+        <h2>"Tensor-parallel scaling"</h2>
+        <label class="vf-check">
+            <input type="checkbox" data-testid="max-load" prop:checked=move || max_load.get() on:change=move |ev| set_max_load.set(event_target_checked(&ev))/>
+            " Maximum load (batch as large as the KV cache allows, for the prompt/output lengths)"
+        </label>
+        <p data-testid="scaling-summary">{move || data.get().map(|d| d.summary).unwrap_or_else(|e| e)}</p>
+        <div class="vf-chart" data-testid="scaling-chart" inner_html=scaling_chart></div>
+        <table class="vf-table" data-testid="scaling-table">
+            <thead><tr><th>"TP"</th><th>"PP"</th><th>"tok/s total"</th><th>"tok/s per GPU"</th><th>"tok/s per user"</th><th>"batch"</th><th>"all-reduce share"</th><th>"PCIe tok/s total"</th></tr></thead>
+            <tbody>
+                {move || data.get().ok().map(|d| {
+                    d.own_link.iter().zip(d.pcie.iter()).map(|(p, q)| view! {
+                        <tr>
+                            <td>{p.tensor_parallel_size}</td>
+                            <td>{p.pipeline_parallel_size}</td>
+                            <td>{if p.fits { fmt_num(p.tokens_per_s_total, 0) } else { "does not fit".into() }}</td>
+                            <td>{fmt_num(p.tokens_per_s_per_gpu, 0)}</td>
+                            <td>{fmt_num(p.tokens_per_s_per_user, 1)}</td>
+                            <td>{p.batch}</td>
+                            <td>{fmt_pct(p.comm_fraction)}</td>
+                            <td>{fmt_num(q.tokens_per_s_total, 0)}</td>
+                        </tr>
+                    }).collect_view()
+                })}
+            </tbody>
+        </table>
+    }
+}

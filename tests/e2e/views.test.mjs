@@ -1,0 +1,118 @@
+// Every view, as a user would use it: numbers equal the CLI's, no console errors, no axe-core
+// violations, screenshots in light and dark at desktop and phone widths.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { launch, startServer, newPage, ready, cli, text, shot, ROOT } from './helpers.mjs';
+
+let browser, server;
+before(async () => { browser = await launch(); server = await startServer(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+const AXE = path.join(ROOT, 'tests', 'e2e', 'node_modules', 'axe-core', 'axe.min.js');
+async function axe(page) {
+  await page.addScriptTag({ path: AXE });
+  const r = await page.evaluate(async () => await window.axe.run(document, { resultTypes: ['violations'] }));
+  return r.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.length} nodes: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')})`);
+}
+
+const VIEWS = ['size', 'quant', 'budget', 'scaling', 'oom', 'catalog', 'accuracy'];
+
+test('every view renders in light and dark, desktop and phone, with no axe violations', async () => {
+  for (const scheme of ['light', 'dark']) {
+    for (const [device, width, height] of [['desktop', 1280, 900], ['phone', 390, 844]]) {
+      const page = await newPage(browser, { width, height, colorScheme: scheme });
+      await page.goto(`${server.url}/?model=qwen3-8b&gpu=l40s&users=8`);
+      await ready(page);
+      for (const v of VIEWS) {
+        await page.getByTestId(`tab-${v}`).click();
+        await page.waitForURL(v === 'size' ? /^(?!.*view=)/ : new RegExp(`view=${v}`));
+        await page.waitForTimeout(50);
+        await shot(page, `${v}-${scheme}-${device}`);
+        if (device === 'desktop') assert.deepEqual(await axe(page), [], `${v} ${scheme}`);
+      }
+      assert.deepEqual(page.errors, [], `${scheme} ${device}`);
+      await page.context().close();
+    }
+  }
+});
+
+test('quantization view: every format, and the GPU counts the CLI gives', async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/?model=llama-3.1-70b&gpu=a100-80gb-sxm&len=32768&view=quant`);
+  await page.getByTestId('quant-table').waitFor();
+  for (const [fmt, flag] of [['bf16', 'bf16'], ['fp8', 'fp8'], ['int4-awq', 'awq']]) {
+    const e = cli(['plan', 'llama-3.1-70b', '--gpu', 'a100-80gb-sxm', '--max-model-len', '32768', '--quantization', flag]);
+    const row = page.getByTestId(`quant-${fmt}`);
+    assert.equal((await row.locator('td').nth(2).textContent()).trim(), String(e.gpus_needed), fmt);
+  }
+  assert.equal(await page.locator('[data-testid^="quant-"] >> nth=0').count(), 1);
+  assert.deepEqual(page.errors, []);
+});
+
+test('hardware budget ranks GPUs, sorts, and exports CSV', async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/?model=llama-3.1-8b&users=32&view=budget`);
+  await page.getByTestId('budget-table').waitFor();
+  const rows = page.locator('[data-testid="budget-table"] tbody tr');
+  assert.ok((await rows.count()) >= 10);
+  const first = await rows.first().getAttribute('data-testid');
+  const expected = cli(['fit', 'llama-3.1-8b', '--gpu', 'h100-sxm', '--find', 'cheapest', '--users', '32', '--max-model-len', '8192']);
+  assert.equal(first, `budget-${expected[0].gpu_id}`);
+  await page.getByRole('button', { name: '$/hour' }).click();
+  const hourly = await rows.evaluateAll((trs) => trs.map((tr) => tr.children[4].textContent));
+  const nums = hourly.filter((h) => h !== '–').map((h) => Number(h.replace(/[$,]/g, '')));
+  assert.deepEqual(nums, [...nums].sort((a, b) => a - b));
+  const href = await page.getByTestId('budget-csv').getAttribute('href');
+  const csv = decodeURIComponent(href.slice(href.indexOf(',') + 1));
+  assert.match(csv.split('\n')[0], /^gpu_id,gpu_name,total_gpus/);
+  assert.ok(csv.split('\n').length > 10);
+  assert.deepEqual(page.errors, []);
+});
+
+test('TP scaling view shows the curve and matches the CLI', async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/?model=llama-3.1-70b&gpu=h100-sxm&prompt=2048&output=128&view=scaling`);
+  await page.getByTestId('scaling-chart').locator('svg').waitFor();
+  const e = cli(['scale', 'llama-3.1-70b', '--gpu', 'h100-sxm', '--input-len', '2048', '--output-len', '128', '--max-model-len', '8192']);
+  const tp8 = e.points.find((p) => p.tensor_parallel_size === 8 && p.pipeline_parallel_size === 1);
+  const cells = await page.locator('[data-testid="scaling-table"] tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  const row8 = cells.find((c) => c[0] === '8' && c[1] === '1');
+  assert.equal(row8[2], tp8.tokens_per_s_total.toFixed(0));
+  assert.match(await text(page, 'scaling-summary'), /TP 8/);
+  assert.deepEqual(page.errors, []);
+});
+
+test('the OOM explainer reads a real PyTorch message and explains it', async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/?view=oom`);
+  // pytorch/pytorch#16417-style message (PyTorch 2.x wording).
+  const msg = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 3.06 MiB is free. Process 1234 has 23.64 GiB memory in use. Of the allocated memory 16.97 GiB is allocated by PyTorch, and 6.27 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.';
+  await page.getByTestId('oom-input').fill(msg);
+  await page.getByTestId('oom-finding').first().waitFor();
+  const report = await text(page, 'oom-report');
+  assert.match(report, /Tried to allocate\s*20 MiB/);
+  assert.match(report, /Total capacity\s*23\.65 GiB/);
+  const findings = await text(page, 'oom-findings');
+  assert.match(findings, /expandable_segments:True/);
+  // Switching tabs keeps what the user typed.
+  await page.getByTestId('tab-size').click();
+  await page.getByTestId('tab-oom').click();
+  assert.equal(await page.getByTestId('oom-input').inputValue(), msg);
+  await page.getByTestId('oom-input').fill('hello world');
+  await page.getByTestId('oom-error').waitFor();
+  assert.deepEqual(page.errors, []);
+});
+
+test('the catalog is searchable and every entry shows its source', async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/?view=catalog`);
+  await page.getByTestId('catalog-search').fill('deepseek');
+  const models = page.locator('[data-testid="catalog-models"] tbody tr');
+  const n = await models.count();
+  assert.ok(n >= 3, `${n} deepseek models`);
+  for (const src of await models.evaluateAll((trs) => trs.map((tr) => tr.lastElementChild.textContent))) assert.ok(src.trim().length > 10);
+  await page.getByTestId('catalog-search').fill('141');
+  assert.ok((await page.locator('[data-testid="catalog-gpus"] tbody tr').count()) >= 1, 'H200 by memory');
+  assert.deepEqual(page.errors, []);
+});
