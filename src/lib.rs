@@ -5,6 +5,7 @@
 
 pub mod charts;
 pub mod components;
+pub mod files;
 pub mod state;
 
 use components::app::App;

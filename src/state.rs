@@ -6,7 +6,9 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 use leptos_router::NavigateOptions;
 use std::sync::LazyLock;
 use vramfit_core::catalog::Catalog;
-use vramfit_core::plan::{plan, Inputs, Plan};
+use vramfit_core::model::ModelArch;
+use vramfit_core::plan::{custom_plan, plan, resolve_gpu, Inputs, Plan};
+use vramfit_core::safetensors::Report;
 use vramfit_core::share::{self, Notice};
 use vramfit_core::units::Units;
 
@@ -81,6 +83,25 @@ impl View {
 /// The router's navigate function, stored so event handlers can call it.
 type NavigateFn = Box<dyn Fn(&str, NavigateOptions) + Send + Sync>;
 
+/// A model the user brought (files or a Hugging Face repo). Not in the URL: files cannot be.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Custom {
+    /// Display name.
+    pub name: String,
+    /// From its config.json.
+    pub arch: Option<ModelArch>,
+    /// From its safetensors headers.
+    pub report: Option<Report>,
+    /// Shards read.
+    pub shards: usize,
+    /// Disagreements with model.safetensors.index.json.
+    pub index_problems: Vec<String>,
+    /// `files` or `hub:<repo>`.
+    pub source: String,
+    /// Header bytes read (to show that only headers were read).
+    pub header_bytes_read: u64,
+}
+
 /// Shared state, provided as context.
 #[derive(Clone, Copy)]
 pub struct AppState {
@@ -94,6 +115,8 @@ pub struct AppState {
     pub view: Memo<View>,
     /// Display units.
     pub units: Memo<Units>,
+    /// The model the user brought, when one is in use.
+    pub custom: RwSignal<Option<Custom>>,
     /// Text pasted into the OOM explainer (kept across tab switches; never in the URL).
     pub oom_text: RwSignal<String>,
     navigate: StoredValue<NavigateFn>,
@@ -108,7 +131,33 @@ impl AppState {
             m.to_query_string().trim_start_matches('?').to_string()
         });
         let decoded = Memo::new(move |_| share::decode_checked(&CATALOG, &query.get()));
-        let plan = Memo::new(move |_| plan(&CATALOG, &decoded.get().0).map_err(|e| e.to_string()));
+        let custom: RwSignal<Option<Custom>> = RwSignal::new(None);
+        let plan = Memo::new(move |_| {
+            let inputs = decoded.get().0;
+            match custom.get() {
+                Some(Custom {
+                    name,
+                    arch: Some(arch),
+                    report,
+                    ..
+                }) => {
+                    let gpu = resolve_gpu(&CATALOG, &inputs.gpu).map_err(|e| e.to_string())?;
+                    Ok(custom_plan(
+                        &CATALOG,
+                        arch,
+                        &name,
+                        report.as_ref(),
+                        gpu,
+                        &inputs,
+                    ))
+                }
+                Some(Custom { arch: None, .. }) => Err(
+                    "add the model's config.json: the KV cache and the layout depend on it"
+                        .to_string(),
+                ),
+                None => plan(&CATALOG, &inputs).map_err(|e| e.to_string()),
+            }
+        });
         let view = Memo::new(move |_| {
             View::parse(&share::ui_param(&query.get(), "view").unwrap_or_default())
         });
@@ -126,6 +175,7 @@ impl AppState {
             plan,
             view,
             units,
+            custom,
             oom_text: RwSignal::new(String::new()),
             navigate,
         }

@@ -1,5 +1,6 @@
 //! The scenario inputs. Every change goes to the URL (the single source of truth).
 
+use crate::components::model_source::ModelSource;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
 use vramfit_core::dtype::{KvDtype, WeightFormat};
@@ -122,6 +123,7 @@ pub fn InputsPanel() -> impl IntoView {
                     data-testid="model"
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
+                        st.custom.set(None);
                         st.update(false, |i| i.model = v);
                     }
                     prop:value=move || st.plan.get().ok().map(|p| p.model_id).unwrap_or_default()
@@ -129,6 +131,7 @@ pub fn InputsPanel() -> impl IntoView {
                     {model_options}
                 </select>
             </label>
+            <ModelSource/>
             <label class="vf-field" title="Memory is what CUDA reports on this GPU">
                 <span>"GPU"</span>
                 <select

@@ -11,7 +11,7 @@ const MIME = {
   '.webmanifest': 'application/manifest+json', '.svg': 'image/svg+xml', '.png': 'image/png',
 };
 
-export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true } = {}) {
+export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true, status = {} } = {}) {
   const stats = { requests: [], bytesSent: 0 };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
@@ -30,6 +30,9 @@ export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true 
       res.setHeader('Access-Control-Expose-Headers', 'Content-Range, Content-Length, Accept-Ranges');
     }
     if (req.method === 'OPTIONS') { res.writeHead(204).end(); return; }
+    for (const [prefix, code] of Object.entries(status)) {
+      if (url.pathname.startsWith(prefix)) { res.writeHead(code).end(); stats.requests.push({ url: req.url, status: code }); return; }
+    }
     let st;
     try { st = fs.statSync(file); } catch { res.writeHead(404).end('not found'); stats.requests.push({ url: req.url, status: 404 }); return; }
     const type = MIME[path.extname(file)] || 'application/octet-stream';

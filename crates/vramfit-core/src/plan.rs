@@ -258,6 +258,8 @@ pub struct Plan {
     pub decode_band: Band,
     /// Assumptions and warnings.
     pub warnings: Vec<String>,
+    /// For a model the user brought: the catalog id with the same architecture.
+    pub catalog_twin: Option<String>,
 }
 
 /// Resolves a model name against the catalog, with the format its name implies.
@@ -466,6 +468,7 @@ pub fn plan_arch(
         active_parameters: params.active(),
         formats,
         warnings,
+        catalog_twin: None,
     }
 }
 
@@ -627,4 +630,103 @@ fn format_row(
         caveat: format.caveat(),
         estimate: est,
     }
+}
+
+/// The weight format a checkpoint's headers imply (see [`crate::safetensors::Quantization`]).
+#[must_use]
+pub fn format_of_report(r: &crate::safetensors::Report) -> WeightFormat {
+    use crate::safetensors::Quantization as Q;
+    match r.quantization {
+        Q::Gptq | Q::CompressedTensorsInt => WeightFormat::Int4Gptq,
+        Q::Awq | Q::BitsAndBytes => WeightFormat::Int4Awq,
+        Q::Fp8 { block_scaled: true } => WeightFormat::Fp8Block,
+        Q::Fp8 {
+            block_scaled: false,
+        } => WeightFormat::Fp8,
+        Q::Mxfp4 => WeightFormat::Mxfp4Experts,
+        Q::Nvfp4 => WeightFormat::Nvfp4,
+        Q::None => {
+            if r.bytes_per_dtype.get("F16").copied().unwrap_or(0)
+                > r.bytes_per_dtype.get("BF16").copied().unwrap_or(0)
+            {
+                WeightFormat::Fp16
+            } else {
+                WeightFormat::Bf16
+            }
+        }
+    }
+}
+
+/// Sizes a model the user brought (its `config.json`, and the safetensors headers if
+/// given): the format comes from the headers, their warnings are added, and the catalog
+/// entry with the same architecture (if any) is named for comparison.
+#[must_use]
+pub fn custom_plan(
+    cat: &Catalog,
+    arch: ModelArch,
+    name: &str,
+    report: Option<&crate::safetensors::Report>,
+    gpu: &Gpu,
+    inputs: &Inputs,
+) -> Plan {
+    let native = report.map_or(WeightFormat::Bf16, format_of_report);
+    let twin = cat
+        .models
+        .iter()
+        .find(|m| m.arch().is_ok_and(|a| same_shape(&a, &arch)))
+        .map(|m| m.id.clone());
+    let mut p = plan_arch(
+        arch,
+        format!("custom:{name}"),
+        name.to_string(),
+        native,
+        None,
+        None,
+        gpu,
+        inputs,
+    );
+    if let Some(r) = report {
+        p.warnings.extend(r.warnings.iter().cloned());
+        let computed = p.parameters;
+        if r.logical_parameter_count > 0 {
+            let diff = (f(r.logical_parameter_count) - f(computed)).abs() / f(computed.max(1));
+            if diff > 0.02 {
+                p.warnings.push(format!(
+                    "the headers hold {} parameters but config.json describes {}: the files may belong to different models",
+                    r.logical_parameter_count, computed
+                ));
+            }
+        }
+    }
+    if let Some(id) = twin {
+        p.warnings.push(format!(
+            "same architecture as the catalog's `{id}`: compare with it"
+        ));
+        p.catalog_twin = Some(id);
+    }
+    p
+}
+
+/// Whether two architectures have the same shapes (a fine-tune or a re-upload).
+#[must_use]
+pub fn same_shape(a: &ModelArch, b: &ModelArch) -> bool {
+    (
+        a.hidden,
+        a.intermediate,
+        a.layers,
+        a.heads,
+        a.kv_heads,
+        a.head_dim,
+        a.vocab,
+        a.moe.map(|m| m.experts),
+    ) == (
+        b.hidden,
+        b.intermediate,
+        b.layers,
+        b.heads,
+        b.kv_heads,
+        b.head_dim,
+        b.vocab,
+        b.moe.map(|m| m.experts),
+    )
 }

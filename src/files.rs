@@ -1,0 +1,198 @@
+//! Reading models the user brings: local files (through `Blob.slice`, header bytes only) and
+//! Hugging Face repos (HTTP Range requests, header bytes only). The parsing is the core's;
+//! this module only moves bytes.
+
+use js_sys::Uint8Array;
+use vramfit_core::safetensors::{self, Header, MAX_HEADER_SIZE};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, Blob, File};
+
+/// Reads `[start, end)` of a blob (never more).
+async fn slice(blob: &Blob, start: u64, end: u64) -> Result<Vec<u8>, String> {
+    // OK because: f64 represents every offset below 2^53 exactly (files are < 8 PiB).
+    #[allow(clippy::cast_precision_loss)]
+    let part = blob
+        .slice_with_f64_and_f64(start as f64, end as f64)
+        .map_err(|e| format!("{e:?}"))?;
+    let buf = JsFuture::from(part.array_buffer())
+        .await
+        .map_err(|e| format!("could not read the file: {e:?}"))?;
+    Ok(Uint8Array::new(&buf).to_vec())
+}
+
+/// Reads a whole small file as text (config.json, index).
+pub async fn read_text(file: &File) -> Result<String, String> {
+    if file.size() > 50e6 {
+        return Err(format!("{} is too large for a JSON file", file.name()));
+    }
+    let t = JsFuture::from(file.text())
+        .await
+        .map_err(|e| format!("could not read {}: {e:?}", file.name()))?;
+    t.as_string()
+        .ok_or_else(|| format!("{} is not text", file.name()))
+}
+
+/// Reads and parses one safetensors header: 8 bytes, then exactly the header.
+pub async fn read_header(file: &File) -> Result<Header, String> {
+    let name = file.name();
+    // OK because: File.size is an integral number of bytes below 2^53.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let size = file.size() as u64;
+    if size == 0 {
+        return safetensors::parse_header(&[], Some(0)).map_err(|e| format!("{name}: {e}"));
+    }
+    let first = slice(file, 0, size.min(8)).await?;
+    let len = safetensors::header_len(&first).map_err(|e| format!("{name}: {e}"))?;
+    if len.saturating_add(8) > size {
+        return Err(format!(
+            "{name}: header length {len} goes beyond the file ({size} bytes)"
+        ));
+    }
+    let header = slice(file, 8, 8 + len).await?;
+    safetensors::parse_header(&header, Some(size)).map_err(|e| format!("{name}: {e}"))
+}
+
+/// Errors of the Hugging Face import, worded for people.
+fn http_error(status: u16, what: &str, url: &str) -> String {
+    match status {
+        401 | 403 => format!("{what}: access denied ({status}). The repo is gated or private: accept its licence on the Hub and paste an access token."),
+        404 => format!("{what}: not found (404) at {url}. Check the repo id and revision."),
+        416 => format!("{what}: the server refused the byte range (416)."),
+        s => format!("{what}: the server answered {s} for {url}."),
+    }
+}
+
+/// Fetches `url` with optional Range and token. A server that ignores Range (200 instead of
+/// 206) is aborted before the body is read, so a shard is never downloaded whole.
+async fn get(
+    url: &str,
+    range: Option<(u64, u64)>,
+    token: &str,
+    what: &str,
+) -> Result<Vec<u8>, String> {
+    let ctl = AbortController::new().map_err(|e| format!("{e:?}"))?;
+    let signal = ctl.signal();
+    let mut req = gloo_net::http::Request::get(url).abort_signal(Some(&signal));
+    if let Some((a, b)) = range {
+        req = req.header("Range", &format!("bytes={a}-{}", b.saturating_sub(1)));
+    }
+    if !token.trim().is_empty() {
+        req = req.header("Authorization", &format!("Bearer {}", token.trim()));
+    }
+    let resp = req.send().await.map_err(|e| {
+        format!("{what}: network error ({e}). You may be offline, or the server does not allow cross-origin requests (CORS).")
+    })?;
+    let status = resp.status();
+    if range.is_some() && status == 200 {
+        ctl.abort();
+        return Err(format!("{what}: the server ignored the Range request and started sending the whole file; aborted to avoid downloading it."));
+    }
+    if !(status == 200 || status == 206) {
+        ctl.abort();
+        return Err(http_error(status, what, url));
+    }
+    let bytes = resp.binary().await.map_err(|e| format!("{what}: {e}"))?;
+    if let Some((a, b)) = range {
+        let want = usize::try_from(b - a).unwrap_or(usize::MAX);
+        if bytes.len() > want {
+            return Err(format!(
+                "{what}: the server sent {} bytes for a {want}-byte range",
+                bytes.len()
+            ));
+        }
+    }
+    Ok(bytes)
+}
+
+/// What a Hugging Face import found.
+pub struct HubModel {
+    /// config.json text.
+    pub config: String,
+    /// (shard name, header).
+    pub headers: Vec<(String, Header)>,
+    /// Bytes transferred for headers.
+    pub header_bytes: u64,
+}
+
+/// Imports a repo: config.json, the index (or the single model.safetensors), then each
+/// shard's header with two Range requests. `progress(done, total)` is called per shard.
+pub async fn import_hub(
+    endpoint: &str,
+    repo: &str,
+    revision: &str,
+    token: &str,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<HubModel, String> {
+    let repo = repo.trim().trim_matches('/');
+    if repo.is_empty()
+        || repo.split('/').count() != 2
+        || repo.contains("..")
+        || repo.chars().any(|c| c.is_whitespace())
+    {
+        return Err(format!("`{repo}` is not a repo id of the form owner/name"));
+    }
+    let base = format!(
+        "{}/{repo}/resolve/{}",
+        endpoint.trim_end_matches('/'),
+        if revision.is_empty() {
+            "main"
+        } else {
+            revision
+        }
+    );
+    let config =
+        String::from_utf8(get(&format!("{base}/config.json"), None, token, "config.json").await?)
+            .map_err(|_| "config.json is not UTF-8".to_string())?;
+    let shards: Vec<String> = match get(
+        &format!("{base}/model.safetensors.index.json"),
+        None,
+        token,
+        "model.safetensors.index.json",
+    )
+    .await
+    {
+        Ok(idx) => safetensors::index_shards(&idx)
+            .map_err(|e| format!("model.safetensors.index.json: {e}"))?,
+        Err(e) if e.contains("(404)") => vec!["model.safetensors".to_string()],
+        Err(e) => return Err(e),
+    };
+    let mut headers = Vec::new();
+    let mut header_bytes = 0u64;
+    let total = shards.len();
+    for (i, shard) in shards.iter().enumerate() {
+        if shard.contains('/') && shard.contains("..") {
+            return Err(format!("suspicious shard name `{shard}` in the index"));
+        }
+        let url = format!("{base}/{shard}");
+        let first = get(&url, Some((0, 8)), token, shard).await?;
+        let len = safetensors::header_len(&first).map_err(|e| format!("{shard}: {e}"))?;
+        if len > MAX_HEADER_SIZE {
+            return Err(format!("{shard}: header of {len} bytes is over the limit"));
+        }
+        let h = get(&url, Some((8, 8 + len)), token, shard).await?;
+        header_bytes += 8 + len;
+        let header = safetensors::parse_header(&h, None).map_err(|e| format!("{shard}: {e}"))?;
+        headers.push((shard.clone(), header));
+        progress(i + 1, total);
+    }
+    Ok(HubModel {
+        config,
+        headers,
+        header_bytes,
+    })
+}
+
+/// The files of a drop or a picker.
+pub fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
+    let Some(list) = list else { return Vec::new() };
+    (0..list.length()).filter_map(|i| list.get(i)).collect()
+}
+
+/// Casts an event target to an input element.
+pub fn input_files(ev: &web_sys::Event) -> Vec<File> {
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .map(|i| files_of(i.files()))
+        .unwrap_or_default()
+}
