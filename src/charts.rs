@@ -227,3 +227,55 @@ pub fn scaling_svg(d: &vramfit_core::plan::Scaling) -> String {
     }
     s
 }
+
+/// Renders an SVG string to PNG in a canvas and downloads it as `name`.
+pub fn download_png(svg: &str, width: u32, height: u32, name: &str) {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(img) = web_sys::HtmlImageElement::new() else {
+        return;
+    };
+    let url = format!(
+        "data:image/svg+xml;charset=utf-8,{}",
+        vramfit_core::share::enc(svg)
+    );
+    let name = name.to_string();
+    let img2 = img.clone();
+    let onload = Closure::once_into_js(move || {
+        let Ok(canvas) = doc
+            .create_element("canvas")
+            .map(|c| c.unchecked_into::<web_sys::HtmlCanvasElement>())
+        else {
+            return;
+        };
+        canvas.set_width(width);
+        canvas.set_height(height);
+        let Some(ctx) = canvas
+            .get_context("2d")
+            .ok()
+            .flatten()
+            .map(|c| c.unchecked_into::<web_sys::CanvasRenderingContext2d>())
+        else {
+            return;
+        };
+        ctx.set_fill_style_str("white");
+        ctx.fill_rect(0.0, 0.0, f64::from(width), f64::from(height));
+        let _ = ctx.draw_image_with_html_image_element(&img2, 0.0, 0.0);
+        let Ok(data) = canvas.to_data_url_with_type("image/png") else {
+            return;
+        };
+        if let Ok(a) = doc
+            .create_element("a")
+            .map(|a| a.unchecked_into::<web_sys::HtmlAnchorElement>())
+        {
+            a.set_href(&data);
+            a.set_download(&name);
+            a.click();
+        }
+    });
+    img.set_onload(Some(onload.unchecked_ref()));
+    img.set_src(&url);
+}

@@ -4,6 +4,7 @@ use crate::charts;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
 use vramfit_core::plan::scaling;
+use vramfit_core::share::enc;
 use vramfit_core::units::{fmt_num, fmt_pct};
 
 /// The scaling view.
@@ -27,6 +28,12 @@ pub fn ScalingView() -> impl IntoView {
         </label>
         <p data-testid="scaling-summary">{move || data.get().map(|d| d.summary).unwrap_or_else(|e| e)}</p>
         <div class="vf-chart" data-testid="scaling-chart" inner_html=scaling_chart></div>
+        <div class="vf-actions">
+            <a class="vf-button vf-secondary" data-testid="export-scaling-svg" download="vramfit-scaling.svg"
+                href=move || scaling_chart().map(|s| format!("data:image/svg+xml;charset=utf-8,{}", enc(&s))).unwrap_or_default()>"Chart SVG"</a>
+            <button type="button" class="vf-button vf-secondary" data-testid="export-scaling-png"
+                on:click=move |_| if let Some(s) = scaling_chart() { charts::download_png(&s, 720, 360, "vramfit-scaling.png") }>"Chart PNG"</button>
+        </div>
         <table class="vf-table" data-testid="scaling-table">
             <thead><tr><th>"TP"</th><th>"PP"</th><th>"tok/s total"</th><th>"tok/s per GPU"</th><th>"tok/s per user"</th><th>"batch"</th><th>"all-reduce share"</th><th>"PCIe tok/s total"</th></tr></thead>
             <tbody>

@@ -4,7 +4,9 @@ use crate::charts;
 use crate::state::AppState;
 use leptos::prelude::*;
 use vramfit_core::commands;
+use vramfit_core::export::{plan_csv, plan_markdown};
 use vramfit_core::plan::Plan;
+use vramfit_core::share::enc;
 use vramfit_core::sizing::Fit;
 use vramfit_core::units::{fmt_bytes, fmt_bytes_band, fmt_count, fmt_num, fmt_usd, Units};
 
@@ -163,9 +165,19 @@ pub fn SizeView() -> impl IntoView {
             </table>
             <h2>"Engine commands"</h2>
             <div class="vf-cmds" data-testid="commands">{cmds}</div>
-            <button type="button" class="vf-button" data-testid="share-link" on:click=copy_link>
-                {move || if copied.get() { "Link copied" } else { "Copy share link" }}
-            </button>
+            <div class="vf-actions">
+                <button type="button" class="vf-button" data-testid="share-link" on:click=copy_link>
+                    {move || if copied.get() { "Link copied" } else { "Copy share link" }}
+                </button>
+                <a class="vf-button vf-secondary" data-testid="export-md" download="vramfit-plan.md"
+                    href=move || ok.get().map(|p| format!("data:text/markdown;charset=utf-8,{}", enc(&plan_markdown(&p, units.get())))).unwrap_or_default()>"Markdown"</a>
+                <a class="vf-button vf-secondary" data-testid="export-csv" download="vramfit-plan.csv"
+                    href=move || ok.get().map(|p| format!("data:text/csv;charset=utf-8,{}", enc(&plan_csv(&p)))).unwrap_or_default()>"CSV"</a>
+                <a class="vf-button vf-secondary" data-testid="export-svg" download="vramfit-memory.svg"
+                    href=move || chart().map(|s| format!("data:image/svg+xml;charset=utf-8,{}", enc(&s))).unwrap_or_default()>"Chart SVG"</a>
+                <button type="button" class="vf-button vf-secondary" data-testid="export-png"
+                    on:click=move |_| if let Some(s) = chart() { charts::download_png(&s, 720, 220, "vramfit-memory.png") }>"Chart PNG"</button>
+            </div>
         </div>
     }
 }
