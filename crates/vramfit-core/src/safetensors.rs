@@ -1690,6 +1690,26 @@ pub fn check_against_index(
     })
 }
 
+/// The shard file names a `model.safetensors.index.json` names (sorted, unique).
+///
+/// # Errors
+/// [`HeaderError::InvalidIndex`] when the text is not an index.
+pub fn index_shards(index_json: &[u8]) -> Result<Vec<String>, HeaderError> {
+    let invalid = |reason: String| HeaderError::InvalidIndex { reason };
+    let root: Value = serde_json::from_slice(index_json).map_err(|e| invalid(e.to_string()))?;
+    let map = root
+        .get("weight_map")
+        .and_then(Value::as_object)
+        .ok_or_else(|| invalid("no `weight_map` object".into()))?;
+    let mut v: Vec<String> = map
+        .values()
+        .filter_map(|x| x.as_str().map(str::to_string))
+        .collect();
+    v.sort();
+    v.dedup();
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2935,24 +2955,4 @@ mod tests {
         // The mutations reach deep into validation, not only the JSON parser.
         assert!(outcomes.len() >= 8, "{outcomes:?}");
     }
-}
-
-/// The shard file names a `model.safetensors.index.json` names (sorted, unique).
-///
-/// # Errors
-/// [`HeaderError::InvalidIndex`] when the text is not an index.
-pub fn index_shards(index_json: &[u8]) -> Result<Vec<String>, HeaderError> {
-    let invalid = |reason: String| HeaderError::InvalidIndex { reason };
-    let root: Value = serde_json::from_slice(index_json).map_err(|e| invalid(e.to_string()))?;
-    let map = root
-        .get("weight_map")
-        .and_then(Value::as_object)
-        .ok_or_else(|| invalid("no `weight_map` object".into()))?;
-    let mut v: Vec<String> = map
-        .values()
-        .filter_map(|x| x.as_str().map(str::to_string))
-        .collect();
-    v.sort();
-    v.dedup();
-    Ok(v)
 }

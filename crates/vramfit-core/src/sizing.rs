@@ -306,6 +306,8 @@ pub fn stage_weights(s: &Scenario) -> Vec<u64> {
             bytes += vocab_shard;
             bytes += ceil_div(m.extra_params, tp) * hp;
         }
+        // Rotary cos/sin cache: allocated with the model on every GPU.
+        bytes += m.rope_cache_bytes;
         if stage == pp - 1 {
             bytes += m.hidden * hp; // final norm
             if !m.tied_embeddings || pp > 1 {

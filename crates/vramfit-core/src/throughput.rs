@@ -22,9 +22,12 @@
 //! quadratic attention term, at `ETA_PREFILL` of dense TFLOPS, plus the all-reduces of
 //! `P × hidden` activations.
 //!
+//! The KV cache is read at [`ETA_KV_READ`] of peak bandwidth, the weights at [`ETA_BANDWIDTH`].
+//!
 //! Maximum load (TensorRT-LLM `trtllm-bench` tables): the batch is as large as the KV pool
 //! allows for `input + output` tokens (capped by `max_num_seqs`); a generation round prefills
-//! `B × input` tokens and decodes `output` steps; throughput = `B × output / round time`.
+//! `B × input` tokens in chunks of `max_num_batched_tokens` and decodes `output` steps;
+//! throughput = `B × output / round time`.
 //! When memory limited the batch, more GPUs hold a bigger batch, so total throughput can
 //! grow faster than the GPU count.
 //!
@@ -35,8 +38,14 @@ use crate::catalog::Gpu;
 use crate::sizing::{estimate_bytes, weights_per_gpu, Scenario};
 use serde::Serialize;
 
-/// Fraction of peak HBM bandwidth a decode step achieves.
+/// Fraction of peak HBM bandwidth a decode step achieves reading weights (large GEMV/GEMM
+/// streams; 75–85 % is typical of well-tuned kernels on H100/A100).
 pub const ETA_BANDWIDTH: f64 = 0.80;
+/// Fraction of peak HBM bandwidth paged-attention decode achieves reading the KV cache
+/// (scattered 16–64-token pages, few KV heads per GPU under TP). Fitted to the TensorRT-LLM
+/// max-load tables in ../shared/calibration: decode-heavy workloads (128 in / 2048–4096 out)
+/// scale far below what a full-bandwidth KV read predicts.
+pub const ETA_KV_READ: f64 = 0.30;
 /// Fraction of dense TFLOPS a decode step's matrix multiplies achieve.
 pub const ETA_COMPUTE: f64 = 0.60;
 /// Fraction of dense TFLOPS a prefill achieves (MFU).
@@ -139,12 +148,13 @@ pub fn decode_step(s: &Scenario, perf: GpuPerf, batch: u64, context: u64) -> Ste
     let pp = s.pipeline_parallel_size.max(1);
     let b = batch.max(1);
     let kv_per_token = m.kv_bytes_per_token_layer(s.kv_bytes(), tp) * m.layers.div_ceil(pp);
-    let bytes = weights_read_per_step(s, b) + f(b) * f(context) * f(kv_per_token);
+    let kv_bytes = f(b) * f(context) * f(kv_per_token);
     let active = f(m.params().active());
     let heads_gpu = f(m.heads) / f(tp);
     let flops = 2.0 * active / f(tp) / f(pp) * f(b)
         + 4.0 * f(b) * f(context) * heads_gpu * f(m.head_dim) * f(m.layers) / f(pp);
-    let t_mem = bytes / (perf.bandwidth * ETA_BANDWIDTH);
+    let t_mem = weights_read_per_step(s, b) / (perf.bandwidth * ETA_BANDWIDTH)
+        + kv_bytes / (perf.bandwidth * ETA_KV_READ);
     let t_comp = flops / (perf.flops * ETA_COMPUTE);
     let t_comm = if tp > 1 {
         let msg = f(b) * f(m.hidden) * 2.0;
@@ -196,6 +206,31 @@ pub fn prefill_time(s: &Scenario, perf: GpuPerf, tokens: u64) -> f64 {
     };
     // With PP the stages run one after another for a single prompt.
     t_comp.max(t_mem) + t_comm + STEP_OVERHEAD_S * f(pp)
+}
+
+/// Prefill of `batch` prompts of `input` tokens, chunked by `max_num_batched_tokens` (vLLM
+/// chunked prefill, TRT-LLM `max_num_tokens`): compute-bound, one step overhead per chunk.
+#[must_use]
+pub fn prefill_batch_time(s: &Scenario, perf: GpuPerf, batch: u64, input: u64, chunk: u64) -> f64 {
+    let m = &s.model;
+    let tp = s.tensor_parallel_size.max(1);
+    let total = f(batch.max(1)) * f(input.max(1));
+    let active = f(m.params().active());
+    let attn = f(batch.max(1)) * 2.0 * f(input) * f(input) * f(m.heads) / f(tp)
+        * f(m.head_dim)
+        * f(m.layers);
+    let flops = 2.0 * active * total / f(tp) + attn;
+    let chunks = (total / f(chunk.max(1))).ceil().max(1.0);
+    let t_comp = flops / (perf.flops * ETA_PREFILL);
+    let t_mem = chunks * f(weights_per_gpu(s)) / (perf.bandwidth * ETA_BANDWIDTH);
+    let t_comm = if tp > 1 {
+        let msg = total * f(m.hidden) * 2.0;
+        chunks * f(m.layers) * 2.0 * perf.alpha
+            + f(m.layers) * 2.0 * 2.0 * (f(tp) - 1.0) / f(tp) * msg / (perf.link * ETA_LINK)
+    } else {
+        0.0
+    };
+    t_comp.max(t_mem) + t_comm + chunks * STEP_OVERHEAD_S
 }
 
 /// Decode and prefill speed of a scenario.
@@ -260,12 +295,8 @@ pub fn max_load_throughput(
     }
     let ctx = input + output / 2;
     let step = decode_step(&sc, perf, batch, ctx);
-    // Prefill of the batch's prompts, chunked: compute-bound.
-    let prefill = prefill_time(&sc, perf, input) * f(batch);
+    let prefill = prefill_batch_time(&sc, perf, batch, input, e.max_num_batched_tokens);
     let round = prefill + f(output) * step.total;
-    let pp = sc.pipeline_parallel_size.max(1);
-    // With PP, up to `pp` micro-batches are in flight.
-    let _ = pp;
     (f(batch) * f(output) / round, batch)
 }
 

@@ -62,9 +62,15 @@ fn kv_heads_are_replicated_when_fewer_than_tp() {
 
 #[test]
 fn llama_3_1_8b_weights_bf16_and_fp8() {
-    // bf16: 8,030,261,248 parameters × 2 B = 16,060,522,496 B (the checkpoint's total_size).
+    // bf16: 8,030,261,248 parameters × 2 B = 16,060,522,496 B (the checkpoint's total_size),
+    // plus vLLM's rotary cos/sin cache: 131,072 positions × 128 × 2 B = 33,554,432 B.
+    // Sum 16,094,076,928 B = 14.99 GiB, what vLLM logs ("Loading weights took 14.99 GiB").
     let s = scen("llama-3.1-8b", 1);
-    assert_eq!(weights_per_gpu(&s), 16_060_522_496);
+    assert_eq!(weights_per_gpu(&s), 16_060_522_496 + 33_554_432);
+    assert_eq!(
+        format!("{:.2}", weights_per_gpu(&s) as f64 / GIB as f64),
+        "14.99"
+    );
     // Online fp8 keeps embeddings and LM head in bf16: vLLM loads 8.49 GiB
     // (../shared/ENGINES.md; RedHatAI w8a8 log in ../shared/calibration: 8.49 GiB).
     // By hand: embed + lm_head 2 × 128,256 × 4,096 × 2 B = 2,101,346,304 B; the other
