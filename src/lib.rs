@@ -16,3 +16,15 @@ pub fn start() {
     leptos::mount::mount_to_body(App);
     state::register_service_worker();
 }
+
+/// Bytes of WebAssembly linear memory in use (for the browser benchmark).
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn wasm_memory_bytes() -> f64 {
+    use wasm_bindgen::JsCast;
+    wasm_bindgen::memory()
+        .unchecked_into::<js_sys::WebAssembly::Memory>()
+        .buffer()
+        .unchecked_into::<js_sys::ArrayBuffer>()
+        .byte_length()
+        .into()
+}

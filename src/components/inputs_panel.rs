@@ -82,16 +82,33 @@ pub fn InputsPanel() -> impl IntoView {
             })
             .collect_view()
     };
-    let gpu_options = {
+    let (gpu_filter, set_gpu_filter) = signal(String::new());
+    let (max_price, set_max_price) = signal(Option::<f64>::None);
+    let gpu_options = move || {
+        let q = gpu_filter.get().to_ascii_lowercase();
+        let cap = max_price.get();
+        let current = st.plan.get().ok().map(|p| p.gpu_id).unwrap_or_default();
         let mut vendors: Vec<&str> = CATALOG.gpus.iter().map(|g| g.vendor.as_str()).collect();
         vendors.dedup();
         vendors
             .into_iter()
             .map(|v| {
+                let q = q.clone();
+                let current = current.clone();
                 let opts = CATALOG
                     .gpus
                     .iter()
                     .filter(|g| g.vendor == v)
+                    .filter(move |g| {
+                        let mem = format!("{} gb", g.memory_marketed_gb);
+                        g.id == current
+                            || ((q.is_empty()
+                                || g.name.to_ascii_lowercase().contains(&q)
+                                || g.vendor.contains(&q)
+                                || mem.contains(&q)
+                                || g.segment.contains(&q))
+                                && cap.is_none_or(|c| g.price.purchase_usd.is_some_and(|p| p <= c)))
+                    })
                     .map(|g| {
                         let label = format!("{} ({} GB)", g.name, g.memory_marketed_gb);
                         view! { <option value=g.id.clone()>{label}</option> }
@@ -132,6 +149,16 @@ pub fn InputsPanel() -> impl IntoView {
                 </select>
             </label>
             <ModelSource/>
+            <div class="vf-row">
+                <label class="vf-field" title="Filter GPUs by name, vendor, memory (e.g. 80 gb) or segment">
+                    <span>"Filter GPUs"</span>
+                    <input type="search" data-testid="gpu-filter" placeholder="nvidia, 80 gb, consumer…" on:input=move |ev| set_gpu_filter.set(event_target_value(&ev))/>
+                </label>
+                <label class="vf-field" title="Only GPUs with a purchase price at or below this">
+                    <span>"Max price ($)"</span>
+                    <input type="number" min="0" data-testid="gpu-max-price" on:input=move |ev| set_max_price.set(event_target_value(&ev).trim().parse::<f64>().ok().filter(|x| x.is_finite()))/>
+                </label>
+            </div>
             <label class="vf-field" title="Memory is what CUDA reports on this GPU">
                 <span>"GPU"</span>
                 <select

@@ -100,3 +100,20 @@ test('hostile URL values are shown as text and run nothing', async () => {
   assert.equal(await page.getByTestId('model').inputValue(), 'llama-3.1-8b');
   assert.deepEqual(page.errors, []);
 });
+
+test('the GPU list filters by vendor, memory and price', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/');
+  await ready(page);
+  await page.getByTestId('gpu-filter').fill('amd');
+  const ids = await page.getByTestId('gpu').locator('option').evaluateAll((o) => o.map((x) => x.value));
+  assert.ok(ids.includes('mi300x'), ids.join(','));
+  assert.ok(!ids.includes('rtx-4090'));
+  assert.ok(ids.includes('h100-sxm'), 'the selected GPU stays listed');
+  await page.getByTestId('gpu-filter').fill('');
+  await page.getByTestId('gpu-max-price').fill('3000');
+  const cheap = await page.getByTestId('gpu').locator('option').evaluateAll((o) => o.map((x) => x.value));
+  assert.ok(cheap.includes('rtx-4090') || cheap.includes('rtx-3090'), cheap.join(','));
+  assert.ok(!cheap.includes('b200'));
+  assert.deepEqual(page.errors, []);
+});

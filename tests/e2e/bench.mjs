@@ -1,0 +1,57 @@
+// Browser timing benchmark (not a test): against the release build on 127.0.0.1,
+//  - median of 10 cold loads: navigation start → first result (the verdict) visible;
+//  - median of 20 recomputes: input change → new numbers and redrawn chart in the DOM;
+//  - WebAssembly memory after load.
+// Usage: node tests/e2e/bench.mjs   (after `trunk build --release`; prints Markdown)
+import os from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { launch, startServer, newPage } from './helpers.mjs';
+
+const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const browser = await launch();
+const server = await startServer();
+const loads = [];
+for (let i = 0; i < 10; i++) {
+  const page = await newPage(browser); // fresh context: cold cache, no service worker
+  const t0 = Date.now();
+  await page.goto(server.url + '/?model=qwen2.5-7b&gpu=h100-sxm');
+  await page.getByTestId('verdict').waitFor();
+  const nav = await page.evaluate(() => {
+    const n = performance.getEntriesByType('navigation')[0];
+    const v = document.querySelector('[data-testid="verdict"]');
+    return { start: n.startTime, visible: performance.now(), ok: !!v };
+  });
+  loads.push(nav.visible - nav.start);
+  await page.context().close();
+  void t0;
+}
+const page = await newPage(browser);
+await page.goto(server.url + '/?model=qwen2.5-7b&gpu=h100-sxm');
+await page.getByTestId('verdict').waitFor();
+const heap = await page.evaluate(() => window.wasmBindings?.wasm_memory_bytes?.() ?? NaN);
+const recomputes = [];
+for (let i = 0; i < 20; i++) {
+  const len = 4096 + i * 1024;
+  const ms = await page.evaluate(async (len) => {
+    const input = document.querySelector('[data-testid="context-length"]');
+    const before = document.querySelector('[data-testid="max-concurrency"]').textContent;
+    const t0 = performance.now();
+    input.value = String(len);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    while (document.querySelector('[data-testid="max-concurrency"]').textContent === before) {
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    return performance.now() - t0;
+  }, len);
+  recomputes.push(ms);
+}
+await browser.close();
+await server.close();
+let chromium = '';
+try { chromium = execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(); } catch { /* optional */ }
+console.log(`## Browser (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores ${os.cpus()[0]?.model ?? ''}, ${chromium}, headless)\n`);
+console.log('| measure | median | min | max |\n|---|---|---|---|');
+console.log(`| cold load → first result visible (10 loads) | ${median(loads).toFixed(0)} ms | ${Math.min(...loads).toFixed(0)} ms | ${Math.max(...loads).toFixed(0)} ms |`);
+console.log(`| recompute after an input change, incl. chart redraw (20) | ${median(recomputes).toFixed(1)} ms | ${Math.min(...recomputes).toFixed(1)} ms | ${Math.max(...recomputes).toFixed(1)} ms |`);
+console.log(`| WebAssembly memory after load | ${(heap / 2 ** 20).toFixed(1)} MiB | | |`);
