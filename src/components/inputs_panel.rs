@@ -305,6 +305,18 @@ pub fn InputsPanel() -> impl IntoView {
                     <option value="8">"8"</option>
                 </select>
             </label>
+            <label class="vf-check" title="--enable-expert-parallel: MoE experts are split by expert over the GPUs (the expert count must divide)">
+                <input
+                    type="checkbox"
+                    data-testid="expert-parallel"
+                    prop:checked=move || inputs.get().expert_parallel
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        st.update(false, |i| i.expert_parallel = on);
+                    }
+                />
+                " Expert parallel (MoE)"
+            </label>
         </form>
     }
 }

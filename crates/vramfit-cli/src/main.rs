@@ -100,6 +100,12 @@ struct PlanArgs {
     /// --block-size.
     #[arg(long = "block-size")]
     block_size: Option<u64>,
+    /// --enable-expert-parallel (MoE experts split by expert over the TP ranks).
+    #[arg(long = "enable-expert-parallel")]
+    enable_expert_parallel: bool,
+    /// Target decode tokens/s per user (picks a wider layout if needed).
+    #[arg(long = "target-tokens-per-s")]
+    target_tokens_per_s: Option<f64>,
     /// Engine: vllm (= vllm-0.19), vllm-0.16, sglang, trtllm, transformers.
     #[arg(long, default_value = "vllm")]
     engine: String,
@@ -255,7 +261,8 @@ fn inputs_of(a: &PlanArgs) -> Res<Inputs> {
         users: a.users.max(1),
         prompt_tokens: a.prompt_tokens,
         output_tokens: a.output_tokens,
-        target_tokens_per_s: None,
+        target_tokens_per_s: a.target_tokens_per_s.filter(|t| t.is_finite() && *t > 0.0),
+        expert_parallel: a.enable_expert_parallel,
     })
 }
 

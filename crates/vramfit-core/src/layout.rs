@@ -50,6 +50,19 @@ pub fn layout_problem(m: &ModelArch, tp: u64, pp: u64, gpus_per_node: u64) -> Op
     None
 }
 
+/// With expert parallelism, the routed experts must divide evenly over the EP ranks
+/// (vLLM `FusedMoE` with `--enable-expert-parallel`, EP size = TP × DP; DP = 1 here).
+#[must_use]
+pub fn ep_problem(m: &ModelArch, tp: u64, expert_parallel: bool) -> Option<String> {
+    match m.moe {
+        Some(moe) if expert_parallel && !moe.experts.is_multiple_of(tp.max(1)) => Some(format!(
+            "with --enable-expert-parallel, {} experts do not divide over {tp} GPUs",
+            moe.experts
+        )),
+        _ => None,
+    }
+}
+
 /// Every valid (tp, pp) for a model on a GPU type, ordered by GPU count then by TP first.
 #[must_use]
 pub fn valid_layouts(m: &ModelArch, gpus_per_node: u64) -> Vec<(u64, u64)> {
@@ -90,6 +103,9 @@ pub struct Placement {
 pub fn fewest_gpus(s: &Scenario, gpu: &Gpu) -> Option<Placement> {
     let total = gpu.usable_bytes();
     for (tp, pp) in valid_layouts(&s.model, gpu.gpus_per_node()) {
+        if ep_problem(&s.model, tp, s.expert_parallel).is_some() {
+            continue;
+        }
         let mut sc = s.clone();
         sc.tensor_parallel_size = tp;
         sc.pipeline_parallel_size = pp;

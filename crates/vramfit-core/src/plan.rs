@@ -67,6 +67,9 @@ pub struct Inputs {
     pub output_tokens: u64,
     /// Target decode tokens/s per user.
     pub target_tokens_per_s: Option<f64>,
+    /// `--enable-expert-parallel`.
+    #[serde(default)]
+    pub expert_parallel: bool,
 }
 
 impl Default for Inputs {
@@ -88,6 +91,7 @@ impl Default for Inputs {
             prompt_tokens: 1024,
             output_tokens: 256,
             target_tokens_per_s: None,
+            expert_parallel: false,
         }
     }
 }
@@ -310,6 +314,7 @@ pub fn scenario(
     s.block_size = inputs.block_size;
     s.tensor_parallel_size = inputs.tensor_parallel_size.unwrap_or(1).max(1);
     s.pipeline_parallel_size = inputs.pipeline_parallel_size.unwrap_or(1).max(1);
+    s.expert_parallel = inputs.expert_parallel;
     s.concurrent_users = inputs.users.max(1);
     s.prompt_tokens = inputs.prompt_tokens;
     s.output_tokens = inputs.output_tokens;
@@ -353,7 +358,42 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
         };
         return (s.clone(), e, replicas, false);
     }
-    match fewest_gpus(s, gpu) {
+    let first = fewest_gpus(s, gpu);
+    // A per-user speed target: replicas add users, not speed; a wider layout adds speed.
+    if let (Some(target), Some(p)) = (inputs.target_tokens_per_s, first.as_ref()) {
+        let perf = GpuPerf::from_gpu(gpu, s.format.compute_key());
+        let gpus = p.tensor_parallel_size * p.pipeline_parallel_size;
+        for (tp, pp) in crate::layout::valid_layouts(&s.model, gpu.gpus_per_node()) {
+            if tp * pp < gpus
+                || crate::layout::ep_problem(&s.model, tp, s.expert_parallel).is_some()
+            {
+                continue;
+            }
+            let mut sc = s.clone();
+            sc.tensor_parallel_size = tp;
+            sc.pipeline_parallel_size = pp;
+            let e = estimate_bytes(&sc, total);
+            if !matches!(
+                e.fit,
+                crate::sizing::Fit::Fits | crate::sizing::Fit::FitsWithQueueing
+            ) {
+                continue;
+            }
+            let per = e
+                .max_concurrency_workload
+                .min(f(e.max_num_seqs))
+                .floor()
+                .max(1.0);
+            let batch = s.concurrent_users.max(1).min(per_users(per));
+            if speed(&sc, perf, batch).decode_tokens_per_s_per_user >= target {
+                // OK because: per ≥ 1; users small.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let replicas = (f(s.concurrent_users) / per).ceil().max(1.0) as u64;
+                return (sc, e, replicas, true);
+            }
+        }
+    }
+    match first {
         Some(p) => {
             let mut sc = s.clone();
             sc.tensor_parallel_size = p.tensor_parallel_size;
@@ -362,6 +402,13 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
         }
         None => (s.clone(), estimate_bytes(s, total), 1, true),
     }
+}
+
+fn per_users(per: f64) -> u64 {
+    // OK because: per is a finite count ≥ 1.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let n = per as u64;
+    n.max(1)
 }
 
 /// Answers a scenario.
@@ -413,6 +460,12 @@ pub fn plan_arch(
     let base = scenario(arch, inputs, format, group);
     let problem = match (inputs.tensor_parallel_size, inputs.pipeline_parallel_size) {
         (None, None) => None,
+        (tp, _)
+            if crate::layout::ep_problem(&base.model, tp.unwrap_or(1), inputs.expert_parallel)
+                .is_some() =>
+        {
+            crate::layout::ep_problem(&base.model, tp.unwrap_or(1), inputs.expert_parallel)
+        }
         (tp, pp) => layout_problem(
             &base.model,
             tp.unwrap_or(1),

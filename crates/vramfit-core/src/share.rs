@@ -153,6 +153,9 @@ pub fn encode(i: &Inputs) -> String {
     if let Some(t) = i.target_tokens_per_s {
         push("tps", format!("{t}"));
     }
+    if i.expert_parallel {
+        push("ep", "1".into());
+    }
     parts.join("&")
 }
 
@@ -230,6 +233,14 @@ pub fn decode(query: &str) -> (Inputs, Vec<Notice>) {
             "prompt" => int(&val, 0, 1 << 24).map(|x| i.prompt_tokens = x),
             "output" => int(&val, 1, 1 << 24).map(|x| i.output_tokens = x),
             "tps" => float(&val, 0.0, 1e6).map(|x| i.target_tokens_per_s = Some(x)),
+            "ep" => match val.as_str() {
+                "1" | "true" => {
+                    i.expert_parallel = true;
+                    Ok(())
+                }
+                "0" | "false" => Ok(()),
+                _ => Err(format!("`{val}` is not 0 or 1")),
+            },
             "view" | "units" | "theme" => Ok(()), // UI-only keys
             _ => Err("unknown parameter".to_string()),
         };
@@ -309,6 +320,7 @@ mod tests {
             prompt_tokens: 2000,
             output_tokens: 500,
             target_tokens_per_s: Some(30.5),
+            expert_parallel: true,
         };
         let (back, notices) = decode(&encode(&i));
         assert!(notices.is_empty(), "{notices:?}");

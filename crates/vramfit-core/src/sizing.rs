@@ -204,6 +204,9 @@ pub struct Scenario {
     pub tensor_parallel_size: u64,
     /// `--pipeline-parallel-size`.
     pub pipeline_parallel_size: u64,
+    /// `--enable-expert-parallel`: experts are split over the TP ranks by expert instead of
+    /// by slice (same bytes per GPU; the expert count must divide over the ranks).
+    pub expert_parallel: bool,
     /// Workload: concurrent users (requests in flight).
     pub concurrent_users: u64,
     /// Workload: prompt tokens per request.
@@ -230,6 +233,7 @@ impl Scenario {
             block_size: None,
             tensor_parallel_size: 1,
             pipeline_parallel_size: 1,
+            expert_parallel: false,
             concurrent_users: 1,
             prompt_tokens: 1024,
             output_tokens: 256,

@@ -158,3 +158,40 @@ fn vllm_refuses_when_one_request_does_not_fit() {
         e.verdict
     );
 }
+
+#[test]
+fn expert_parallel_needs_experts_to_divide() {
+    // Mixtral-8x7B has 8 experts: EP over 16 ranks is impossible; over 8 it is fine.
+    let m = arch("mixtral-8x7b");
+    assert!(vramfit_core::layout::ep_problem(&m, 16, true).is_some());
+    assert!(vramfit_core::layout::ep_problem(&m, 8, true).is_none());
+    assert!(vramfit_core::layout::ep_problem(&m, 16, false).is_none());
+}
+
+#[test]
+fn a_speed_target_widens_the_layout_instead_of_adding_replicas() {
+    use vramfit_core::plan::{plan, Inputs};
+    let cat = Catalog::bundled();
+    let base = Inputs {
+        model: "llama-3.1-70b".into(),
+        gpu: "h100-sxm".into(),
+        ..Inputs::default()
+    };
+    let p = plan(&cat, &base).unwrap();
+    let slow = p.speed.decode_tokens_per_s_per_user;
+    let fast = plan(
+        &cat,
+        &Inputs {
+            target_tokens_per_s: Some(slow * 1.3),
+            ..base
+        },
+    )
+    .unwrap();
+    assert!(
+        fast.tensor_parallel_size > p.tensor_parallel_size,
+        "{} vs {}",
+        fast.tensor_parallel_size,
+        p.tensor_parallel_size
+    );
+    assert!(fast.speed.decode_tokens_per_s_per_user >= slow * 1.3);
+}
