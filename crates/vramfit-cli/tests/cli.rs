@@ -1,0 +1,314 @@
+//! The CLI's contracts: flags spelled as `vllm serve` spells them, `--json` field names,
+//! exit codes (0 fits, 1 does not fit / rejected file, 2 usage error).
+
+use std::process::{Command, Output};
+
+fn vramfit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let o = vramfit(args);
+    assert!(
+        o.status.success() || o.status.code() == Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+}
+
+const FIXTURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../vramfit-core/tests/fixtures/safetensors"
+);
+
+#[test]
+fn help_and_version() {
+    let h = vramfit(&["--help"]);
+    assert!(h.status.success());
+    let text = String::from_utf8_lossy(&h.stdout);
+    for cmd in ["plan", "check", "fit", "scale", "models", "gpus", "inspect"] {
+        assert!(text.contains(cmd), "{cmd} missing from --help");
+    }
+    let v = vramfit(&["--version"]);
+    assert!(String::from_utf8_lossy(&v.stdout).starts_with("vramfit "));
+}
+
+#[test]
+fn plan_json_has_the_documented_fields() {
+    let j = json(&[
+        "plan",
+        "Qwen/Qwen2.5-7B-Instruct",
+        "--gpu",
+        "NVIDIA H100 80GB HBM3",
+        "--tensor-parallel-size",
+        "1",
+        "--max-model-len",
+        "8192",
+        "--gpu-memory-utilization",
+        "0.95",
+        "--kv-cache-dtype",
+        "auto",
+        "--json",
+    ]);
+    for k in [
+        "fits",
+        "verdict",
+        "tensor_parallel_size",
+        "pipeline_parallel_size",
+    ] {
+        assert!(j.get(k).is_some(), "{k}");
+    }
+    let g = &j["per_gpu"];
+    for k in [
+        "weights_bytes",
+        "activation_bytes",
+        "non_torch_bytes",
+        "cuda_graph_bytes",
+        "kv_pool_bytes",
+        "kv_bytes_per_token",
+        "kv_blocks",
+        "kv_tokens",
+        "max_concurrency",
+    ] {
+        assert!(
+            g.get(k).is_some_and(serde_json::Value::is_number),
+            "per_gpu.{k}"
+        );
+    }
+    // Hand-worked: 28 layers × 2 × 4 KV heads × 128 × 2 B.
+    assert_eq!(g["kv_bytes_per_token"], 57_344);
+    assert!(g["weights_bytes"].is_u64(), "bytes are integers");
+    assert_eq!(j["fits"], true);
+}
+
+#[test]
+fn check_exit_codes() {
+    let ok = vramfit(&[
+        "check",
+        "llama-3.1-8b",
+        "--gpu",
+        "h100-sxm",
+        "--max-model-len",
+        "8192",
+    ]);
+    assert_eq!(ok.status.code(), Some(0));
+    let no = vramfit(&[
+        "check",
+        "llama-3.1-70b",
+        "--gpu",
+        "rtx-4090",
+        "--tensor-parallel-size",
+        "1",
+    ]);
+    assert_eq!(no.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&no.stdout).contains("--tensor-parallel-size"));
+    let bad = vramfit(&["check", "llama-3.1-8b", "--gpu", "h10"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("unknown GPU `h10`") && err.contains("h100-sxm"),
+        "{err}"
+    );
+    let bad = vramfit(&["plan", "lama-3.1-8b", "--gpu", "h100-sxm"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("llama-3.1-8b"));
+    assert_eq!(
+        vramfit(&[
+            "plan",
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm",
+            "--max-model-len",
+            "0"
+        ])
+        .status
+        .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn quantized_repo_ids_resolve_to_their_format() {
+    let j = json(&[
+        "plan",
+        "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8",
+        "--gpu",
+        "h100-sxm",
+        "--json",
+    ]);
+    assert_eq!(j["format"], "int8-w8a8");
+    let j = json(&[
+        "plan",
+        "RedHatAI/Qwen2.5-7B-Instruct-FP8-dynamic",
+        "--gpu",
+        "h100-sxm",
+        "--json",
+    ]);
+    assert_eq!(j["format"], "fp8");
+}
+
+#[test]
+fn fit_answers_inverse_questions() {
+    // 72B-class dense models start on 2 × H100 at util 0.95 and 8192 tokens (vLLM v0.19 logs of
+    // Qwen2.5-72B / Kimi-Dev-72B at TP 2: 3.0 GiB KV pool, ../shared/calibration), but not at
+    // 65536 tokens (10 GiB per request on a 5 GiB pool): then 3 GPUs (PP 3; TP 3 does not
+    // divide 64 heads).
+    let j = json(&[
+        "fit",
+        "llama-3.1-70b",
+        "--gpu",
+        "h100-sxm",
+        "--find",
+        "gpus",
+        "--max-model-len",
+        "8192",
+        "--gpu-memory-utilization",
+        "0.95",
+        "--json",
+    ]);
+    assert_eq!(j["answer"], 2);
+    let j = json(&[
+        "fit",
+        "llama-3.1-70b",
+        "--gpu",
+        "h100-sxm",
+        "--find",
+        "gpus",
+        "--max-model-len",
+        "65536",
+        "--gpu-memory-utilization",
+        "0.95",
+        "--json",
+    ]);
+    assert_eq!(
+        (j["answer"].as_u64(), j["pipeline_parallel_size"].as_u64()),
+        (Some(3), Some(3))
+    );
+    let j = json(&[
+        "fit",
+        "llama-3.1-8b",
+        "--gpu",
+        "l4",
+        "--find",
+        "context",
+        "--users",
+        "4",
+        "--json",
+    ]);
+    assert!(j["answer"].as_u64().unwrap() > 1000);
+    let j = json(&[
+        "fit",
+        "llama-3.1-8b",
+        "--gpu",
+        "h100-sxm",
+        "--find",
+        "concurrency",
+        "--json",
+    ]);
+    assert!(j["answer"].as_u64().unwrap() > 10);
+    let rows = json(&[
+        "fit",
+        "llama-3.1-8b",
+        "--gpu",
+        "h100-sxm",
+        "--find",
+        "cheapest",
+        "--json",
+    ]);
+    assert!(rows.as_array().unwrap().len() > 10);
+}
+
+#[test]
+fn scale_json_covers_tp_and_pp() {
+    let j = json(&[
+        "scale",
+        "llama-3.1-70b",
+        "--gpu",
+        "h100-sxm",
+        "--input-len",
+        "2048",
+        "--output-len",
+        "128",
+        "--json",
+    ]);
+    let pts = j["points"].as_array().unwrap();
+    for (tp, pp) in [(1, 1), (2, 1), (4, 1), (8, 1), (1, 2), (1, 4), (1, 8)] {
+        let p = pts
+            .iter()
+            .find(|p| p["tensor_parallel_size"] == tp && p["pipeline_parallel_size"] == pp);
+        let p = p.unwrap_or_else(|| panic!("TP {tp} PP {pp} missing"));
+        for k in ["tokens_per_s_total", "tokens_per_s_per_gpu"] {
+            assert!(p[k].is_number());
+        }
+    }
+}
+
+#[test]
+fn catalog_listings_have_the_contract_fields() {
+    let g = json(&["gpus", "--json"]);
+    let g = g.as_array().unwrap();
+    assert!(g.len() >= 35);
+    for k in [
+        "id",
+        "name",
+        "aliases",
+        "memory_usable_bytes",
+        "memory_bandwidth_gb_per_s",
+        "dense_tflops",
+        "source",
+    ] {
+        assert!(g[0].get(k).is_some(), "gpus.{k}");
+    }
+    for k in ["fp32", "bf16", "fp16", "fp8", "int8", "fp4"] {
+        assert!(g[0]["dense_tflops"].get(k).is_some(), "dense_tflops.{k}");
+    }
+    let m = json(&["models", "--json"]);
+    let m = m.as_array().unwrap();
+    assert!(m.len() >= 45);
+    for k in [
+        "id",
+        "hf_repo_ids",
+        "num_hidden_layers",
+        "hidden_size",
+        "intermediate_size",
+        "num_attention_heads",
+        "num_key_value_heads",
+        "head_dim",
+        "vocab_size",
+        "parameter_count",
+        "source",
+    ] {
+        assert!(m[0].get(k).is_some(), "models.{k}");
+    }
+}
+
+#[test]
+fn inspect_reports_and_rejects() {
+    let j = json(&[
+        "inspect",
+        &format!("{FIXTURES}/valid_bf16.safetensors"),
+        "--json",
+    ]);
+    for k in [
+        "tensor_count",
+        "parameter_count",
+        "bytes_per_dtype",
+        "dtypes",
+        "fp32_checkpoint",
+    ] {
+        assert!(j.get(k).is_some(), "{k}");
+    }
+    assert!(j["bytes_per_dtype"].get("BF16").is_some());
+    let o = vramfit(&["inspect", &format!("{FIXTURES}/overlap.safetensors")]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("overlap.safetensors"));
+    let o = vramfit(&["inspect", &format!("{FIXTURES}/short.safetensors")]);
+    assert_eq!(o.status.code(), Some(1));
+}
