@@ -116,3 +116,34 @@ test('the catalog is searchable and every entry shows its source', async () => {
   assert.ok((await page.locator('[data-testid="catalog-gpus"] tbody tr').count()) >= 1, 'H200 by memory');
   assert.deepEqual(page.errors, []);
 });
+
+test('fully usable by keyboard: tabs, selects and inputs', async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/`);
+  await ready(page);
+  // Reach the "Quantization" tab with Tab presses only, open it with Enter.
+  let found = false;
+  for (let i = 0; i < 40 && !found; i++) {
+    await page.keyboard.press('Tab');
+    found = await page.evaluate(() => document.activeElement?.dataset?.testid === 'tab-quant');
+  }
+  assert.ok(found, 'tab-quant is reachable with Tab');
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/view=quant/);
+  await page.getByTestId('quant-table').waitFor();
+  // Change the model with the keyboard.
+  await page.getByTestId('tab-size').focus();
+  await page.keyboard.press('Enter');
+  await page.getByTestId('model').focus();
+  const before = await page.getByTestId('model').inputValue();
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction((b) => document.querySelector('[data-testid="model"]').value !== b, before);
+  await page.getByTestId('context-length').focus();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('16384');
+  await page.waitForURL(/len=16384/);
+  // Every interactive element has a visible focus style.
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.notEqual(outline, 'none');
+  assert.deepEqual(page.errors, []);
+});
