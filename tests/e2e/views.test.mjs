@@ -3,6 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
 import { launch, startServer, newPage, ready, cli, text, shot, ROOT } from './helpers.mjs';
 
 let browser, server;
@@ -95,6 +97,12 @@ test('the OOM explainer reads a real PyTorch message and explains it', async () 
   assert.match(report, /Total capacity\s*23\.65 GiB/);
   const findings = await text(page, 'oom-findings');
   assert.match(findings, /expandable_segments:True/);
+  // The same findings as the CLI for the same text and model.
+  const file = path.join(os.tmpdir(), `vramfit-oom-${process.pid}.txt`);
+  fs.writeFileSync(file, msg);
+  const e = cli(['oom', file, '--model', 'llama-3.1-8b']);
+  const shown = await page.locator('[data-testid="oom-finding"] h3').allTextContents();
+  assert.deepEqual(shown, e.findings.map((f) => f.headline));
   // Switching tabs keeps what the user typed.
   await page.getByTestId('tab-size').click();
   await page.getByTestId('tab-oom').click();

@@ -40,8 +40,22 @@ enum Cmd {
     Gpus(ListArgs),
     /// Read safetensors headers (file, directory or index) and report what they hold.
     Inspect(InspectArgs),
+    /// Explain an out-of-memory error (PyTorch or vLLM) read from a file or stdin.
+    Oom(OomArgs),
     /// Print the accuracy report (docs/ACCURACY.md) from the calibration set.
     Accuracy,
+}
+
+#[derive(Args, Clone)]
+struct OomArgs {
+    /// File with the error text; `-` or absent reads stdin.
+    file: Option<PathBuf>,
+    /// The model being run (catalog id or repo id), to check for fp32 weights.
+    #[arg(long)]
+    model: Option<String>,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Clone)]
@@ -187,6 +201,7 @@ fn main() -> ExitCode {
         Cmd::Models(a) => cmd_models(&cat, &a),
         Cmd::Gpus(a) => cmd_gpus(&cat, &a),
         Cmd::Inspect(a) => cmd_inspect(&a),
+        Cmd::Oom(a) => cmd_oom(&cat, &a),
         Cmd::Accuracy => {
             print!("{}", vramfit_core::accuracy::markdown_report());
             Ok(ExitCode::SUCCESS)
@@ -1053,4 +1068,47 @@ fn cmd_inspect(a: &InspectArgs) -> Res<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+fn cmd_oom(cat: &Catalog, a: &OomArgs) -> Res<ExitCode> {
+    use std::io::Read;
+    let text = match &a.file {
+        Some(p) if p.as_os_str() != "-" => std::fs::read_to_string(p)
+            .map_err(|e| Failure::Rejected(format!("{}: {e}", p.display())))?,
+        _ => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| Failure::Rejected(format!("stdin: {e}")))?;
+            s
+        }
+    };
+    let params = match &a.model {
+        Some(m) => Some(
+            plan::resolve_model(cat, m)
+                .map_err(usage)?
+                .0
+                .parameters_total,
+        ),
+        None => None,
+    };
+    let report = vramfit_core::oom::parse(&text).map_err(|e| Failure::Rejected(e.to_string()))?;
+    let findings = vramfit_core::oom::diagnose_with(
+        &report,
+        &vramfit_core::oom::Hints {
+            model_parameters: params,
+        },
+    );
+    if a.json {
+        let v = serde_json::json!({ "report": report, "findings": findings });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        for f in &findings {
+            println!("{}\n  {}", f.headline, f.detail);
+            for x in &f.fixes {
+                println!("  - {x}");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

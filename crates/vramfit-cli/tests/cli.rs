@@ -312,3 +312,34 @@ fn inspect_reports_and_rejects() {
     let o = vramfit(&["inspect", &format!("{FIXTURES}/short.safetensors")]);
     assert_eq!(o.status.code(), Some(1));
 }
+
+#[test]
+fn oom_explains_a_pytorch_message_from_stdin() {
+    use std::io::Write;
+    let msg = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 3.06 MiB is free. Process 1234 has 23.64 GiB memory in use. Of the allocated memory 16.97 GiB is allocated by PyTorch, and 6.27 GiB is reserved by PyTorch but unallocated.";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args(["oom", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(msg.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // 20.00 MiB = 20 × 2^20 B; 23.65 GiB = 23.65 × 2^30 = 25,393,994,137.6 → 25,393,994,138 B.
+    assert_eq!(j["report"]["tried_to_allocate_bytes"], 20_971_520);
+    assert_eq!(j["report"]["total_capacity_bytes"], 25_393_994_138u64);
+    assert!(j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["cause"] == "Fragmentation"));
+    let o = vramfit(&["oom", "/nonexistent/file"]);
+    assert_eq!(o.status.code(), Some(1));
+}
