@@ -380,7 +380,10 @@ pub fn memory_report(csv: &str) -> MemoryReport {
             let params = m.model.parameters_total as f64;
             let bpp = match s.format {
                 WeightFormat::Fp32 => 4.0,
-                WeightFormat::Fp8 | WeightFormat::Fp8Block | WeightFormat::Int8W8a8 => 1.0,
+                WeightFormat::Fp8
+                | WeightFormat::Fp8Block
+                | WeightFormat::Fp8Ffn
+                | WeightFormat::Int8W8a8 => 1.0,
                 WeightFormat::Int4Awq
                 | WeightFormat::Int4Gptq
                 | WeightFormat::Nvfp4

@@ -118,7 +118,10 @@ pub fn llama_cpp(p: &Plan, repo_id: &str) -> String {
         | WeightFormat::Mxfp4
         | WeightFormat::Nvfp4
         | WeightFormat::Mxfp4Experts => "Q4_K_M",
-        WeightFormat::Fp8 | WeightFormat::Fp8Block | WeightFormat::Int8W8a8 => "Q8_0",
+        WeightFormat::Fp8
+        | WeightFormat::Fp8Block
+        | WeightFormat::Fp8Ffn
+        | WeightFormat::Int8W8a8 => "Q8_0",
         WeightFormat::Fp32 => "F32",
         WeightFormat::Fp16 => "F16",
         WeightFormat::Bf16 => "BF16",

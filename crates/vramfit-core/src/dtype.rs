@@ -31,6 +31,8 @@ pub enum WeightFormat {
     Fp8,
     /// FP8 e4m3 with 128×128 block scales (DeepSeek, Kimi).
     Fp8Block,
+    /// FP8 on the MLP only, attention in bf16 (Meta's Llama-3.1-405B-Instruct-FP8).
+    Fp8Ffn,
     /// INT8 weights and activations, per-channel scales.
     Int8W8a8,
     /// INT4 weights, 16-bit activations, AWQ layout.
@@ -47,12 +49,13 @@ pub enum WeightFormat {
 
 impl WeightFormat {
     /// Every format, in the order the UI lists them.
-    pub const ALL: [Self; 11] = [
+    pub const ALL: [Self; 12] = [
         Self::Bf16,
         Self::Fp16,
         Self::Fp32,
         Self::Fp8,
         Self::Fp8Block,
+        Self::Fp8Ffn,
         Self::Int8W8a8,
         Self::Int4Awq,
         Self::Int4Gptq,
@@ -70,6 +73,7 @@ impl WeightFormat {
             Self::Fp16 => "fp16",
             Self::Fp8 => "fp8",
             Self::Fp8Block => "fp8-block",
+            Self::Fp8Ffn => "fp8-ffn",
             Self::Int8W8a8 => "int8-w8a8",
             Self::Int4Awq => "int4-awq",
             Self::Int4Gptq => "int4-gptq",
@@ -89,6 +93,7 @@ impl WeightFormat {
             "fp16" | "float16" | "half" => Self::Fp16,
             "fp8" | "fp8-dynamic" | "fp8_e4m3" | "fbgemm_fp8" | "modelopt" => Self::Fp8,
             "fp8-block" | "fp8_block" => Self::Fp8Block,
+            "fp8-ffn" | "fbgemm_fp8_ffn" => Self::Fp8Ffn,
             "int8" | "int8-w8a8" | "w8a8" | "int8_w8a8" => Self::Int8W8a8,
             "int4" | "awq" | "int4-awq" | "awq_marlin" => Self::Int4Awq,
             "gptq" | "int4-gptq" | "w4a16" | "gptq_marlin" => Self::Int4Gptq,
@@ -119,7 +124,7 @@ impl WeightFormat {
             Self::Fp32 => n * 4,
             Self::Bf16 | Self::Fp16 | Self::Mxfp4Experts => n * 2,
             // 1 byte + fp32 scale per output channel (n / in_features channels).
-            Self::Fp8 | Self::Int8W8a8 => n + (n / in_f) * 4,
+            Self::Fp8 | Self::Fp8Ffn | Self::Int8W8a8 => n + (n / in_f) * 4,
             Self::Fp8Block => n + n.div_ceil(128 * 128) * 4,
             // 0.5 byte + fp16 scale and 4-bit zero per group. GPTQ's int32 `g_idx` (one per
             // input row, < 0.1% of the matrix) is left out.
@@ -128,6 +133,16 @@ impl WeightFormat {
             }
             Self::Mxfp4 => n.div_ceil(2) + n.div_ceil(32),
             Self::Nvfp4 => n.div_ceil(2) + n.div_ceil(16),
+        }
+    }
+
+    /// The format attention weights are stored in (bf16 for FFN-only FP8).
+    #[must_use]
+    pub fn attention_format(self) -> Self {
+        if self == Self::Fp8Ffn {
+            Self::Bf16
+        } else {
+            self
         }
     }
 
@@ -154,7 +169,7 @@ impl WeightFormat {
             Self::Fp16 => "fp16",
             // Weight-only formats dequantize to 16-bit before the MMA.
             Self::Bf16 | Self::Int4Awq | Self::Int4Gptq | Self::Mxfp4Experts => "bf16",
-            Self::Fp8 | Self::Fp8Block => "fp8",
+            Self::Fp8 | Self::Fp8Block | Self::Fp8Ffn => "fp8",
             Self::Int8W8a8 => "int8",
             Self::Mxfp4 | Self::Nvfp4 => "fp4",
         }
@@ -166,7 +181,7 @@ impl WeightFormat {
         match self {
             Self::Fp32 => "Full precision: twice the memory of bf16 for no quality gain at inference.",
             Self::Bf16 | Self::Fp16 => "Reference quality.",
-            Self::Fp8 | Self::Fp8Block => "Near-lossless on most benchmarks (<1% drop); needs FP8 tensor cores (Ada, Hopper, Blackwell, MI300) for speed.",
+            Self::Fp8 | Self::Fp8Block | Self::Fp8Ffn => "Near-lossless on most benchmarks (<1% drop); needs FP8 tensor cores (Ada, Hopper, Blackwell, MI300) for speed.",
             Self::Int8W8a8 => "Near-lossless with SmoothQuant-style calibration; fast on Ampere and newer.",
             Self::Int4Awq | Self::Int4Gptq => "Small but measurable quality loss (about 1-3% on reasoning and code); decode is faster, prefill is not.",
             Self::Mxfp4Experts | Self::Mxfp4 => "Used natively by gpt-oss; post-training MXFP4 of other models loses more than INT4 with groups.",

@@ -696,18 +696,18 @@ impl ModelArch {
                 Some(r) => {
                     p.linear_replicated += h * r; // q_a_proj (ReplicatedLinear)
                     p.replicated += r; // q_a_layernorm
-                    p.linear_sharded += r * self.heads * qk_head; // q_b_proj
+                    p.attn_sharded += r * self.heads * qk_head; // q_b_proj
                 }
-                None => p.linear_sharded += h * self.heads * qk_head,
+                None => p.attn_sharded += h * self.heads * qk_head,
             }
             p.linear_replicated += h * (m.kv_lora_rank + m.qk_rope_head_dim); // kv_a_proj_with_mqa
             p.replicated += m.kv_lora_rank; // kv_a_layernorm
-            p.linear_sharded += m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim);
-            p.linear_sharded += self.heads * m.v_head_dim * h; // o_proj
+            p.attn_sharded += m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim);
+            p.attn_sharded += self.heads * m.v_head_dim * h; // o_proj
         } else {
             let q = h * self.heads * self.head_dim;
             let kv = h * self.kv_heads * self.head_dim;
-            p.linear_sharded += q + self.heads * self.head_dim * h;
+            p.attn_sharded += q + self.heads * self.head_dim * h;
             p.linear_kv += 2 * kv;
             if self.qkv_bias {
                 p.bias_sharded += self.heads * self.head_dim;
@@ -760,7 +760,9 @@ pub struct ParamBreakdown {
     pub embedding: u64,
     /// Output projection (0 when tied), vocab-parallel, kept 16-bit.
     pub lm_head: u64,
-    /// Linear weights split 1/TP (q, o, MLP, MLA up-projections), quantized.
+    /// Attention linear weights split 1/TP (q, o, MLA up-projections), quantized.
+    pub attn_sharded: u64,
+    /// MLP linear weights split 1/TP (dense MLP, shared experts), quantized.
     pub linear_sharded: u64,
     /// K and V projection weights: split 1/TP, but replicated when kv_heads < TP. Quantized.
     pub linear_kv: u64,
@@ -786,6 +788,7 @@ impl ParamBreakdown {
     fn add(&mut self, o: &Self) {
         self.embedding += o.embedding;
         self.lm_head += o.lm_head;
+        self.attn_sharded += o.attn_sharded;
         self.linear_sharded += o.linear_sharded;
         self.linear_kv += o.linear_kv;
         self.linear_replicated += o.linear_replicated;
@@ -803,6 +806,7 @@ impl ParamBreakdown {
     pub fn total(&self) -> u64 {
         self.embedding
             + self.lm_head
+            + self.attn_sharded
             + self.linear_sharded
             + self.linear_kv
             + self.linear_replicated

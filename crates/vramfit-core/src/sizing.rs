@@ -296,9 +296,11 @@ pub fn stage_weights(s: &Scenario) -> Vec<u64> {
             } else {
                 m.kv_heads.max(1)
             };
+            let fa = f.attention_format();
+            bytes += fa.linear_bytes(ceil_div(p.attn_sharded, tp), m.hidden, g);
             bytes += f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g);
-            bytes += f.linear_bytes(ceil_div(p.linear_kv, kv_shard), m.hidden, g);
-            bytes += f.linear_bytes(p.linear_replicated, m.hidden, g);
+            bytes += fa.linear_bytes(ceil_div(p.linear_kv, kv_shard), m.hidden, g);
+            bytes += fa.linear_bytes(p.linear_replicated, m.hidden, g);
             bytes += f.expert_bytes(ceil_div(p.expert, tp), m.hidden, g);
             bytes += (p.router + p.replicated) * hp;
             bytes += ceil_div(p.bias_sharded, tp) * hp + ceil_div(p.bias_kv, kv_shard) * hp;
