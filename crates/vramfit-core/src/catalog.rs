@@ -12,45 +12,69 @@ use std::collections::BTreeMap;
 
 /// The catalog files: (path relative to `src/catalog`, contents).
 pub const GPU_FILES: [(&str, &str); 4] = [
-    ("gpus/nvidia.json", include_str!("catalog/gpus/nvidia.json")),
-    ("gpus/amd.json", include_str!("catalog/gpus/amd.json")),
-    ("gpus/intel.json", include_str!("catalog/gpus/intel.json")),
-    ("gpus/apple.json", include_str!("catalog/gpus/apple.json")),
+    (
+        "gpus/nvidia.json",
+        include_str!(concat!(env!("OUT_DIR"), "/gpus/nvidia.json")),
+    ),
+    (
+        "gpus/amd.json",
+        include_str!(concat!(env!("OUT_DIR"), "/gpus/amd.json")),
+    ),
+    (
+        "gpus/intel.json",
+        include_str!(concat!(env!("OUT_DIR"), "/gpus/intel.json")),
+    ),
+    (
+        "gpus/apple.json",
+        include_str!(concat!(env!("OUT_DIR"), "/gpus/apple.json")),
+    ),
 ];
 
 /// The model files: (path relative to `src/catalog`, contents).
 pub const MODEL_FILES: [(&str, &str); 11] = [
     (
         "models/llama.json",
-        include_str!("catalog/models/llama.json"),
+        include_str!(concat!(env!("OUT_DIR"), "/models/llama.json")),
     ),
     (
         "models/mistral.json",
-        include_str!("catalog/models/mistral.json"),
+        include_str!(concat!(env!("OUT_DIR"), "/models/mistral.json")),
     ),
-    ("models/qwen.json", include_str!("catalog/models/qwen.json")),
+    (
+        "models/qwen.json",
+        include_str!(concat!(env!("OUT_DIR"), "/models/qwen.json")),
+    ),
     (
         "models/gemma.json",
-        include_str!("catalog/models/gemma.json"),
+        include_str!(concat!(env!("OUT_DIR"), "/models/gemma.json")),
     ),
-    ("models/phi.json", include_str!("catalog/models/phi.json")),
+    (
+        "models/phi.json",
+        include_str!(concat!(env!("OUT_DIR"), "/models/phi.json")),
+    ),
     (
         "models/deepseek.json",
-        include_str!("catalog/models/deepseek.json"),
+        include_str!(concat!(env!("OUT_DIR"), "/models/deepseek.json")),
     ),
-    ("models/kimi.json", include_str!("catalog/models/kimi.json")),
-    ("models/glm.json", include_str!("catalog/models/glm.json")),
+    (
+        "models/kimi.json",
+        include_str!(concat!(env!("OUT_DIR"), "/models/kimi.json")),
+    ),
+    (
+        "models/glm.json",
+        include_str!(concat!(env!("OUT_DIR"), "/models/glm.json")),
+    ),
     (
         "models/gpt_oss.json",
-        include_str!("catalog/models/gpt_oss.json"),
+        include_str!(concat!(env!("OUT_DIR"), "/models/gpt_oss.json")),
     ),
     (
         "models/granite.json",
-        include_str!("catalog/models/granite.json"),
+        include_str!(concat!(env!("OUT_DIR"), "/models/granite.json")),
     ),
     (
         "models/falcon.json",
-        include_str!("catalog/models/falcon.json"),
+        include_str!(concat!(env!("OUT_DIR"), "/models/falcon.json")),
     ),
 ];
 
@@ -282,7 +306,8 @@ pub struct Model {
     pub parameters_total: u64,
     /// Parameters active per token.
     pub parameters_active: u64,
-    /// Where the counts come from.
+    /// Where the counts come from (absent from the slimmed web bundle).
+    #[serde(default)]
     pub parameters_source: String,
     /// Parameters outside the text decoder.
     #[serde(default)]

@@ -1,0 +1,65 @@
+//! Compacts the catalog JSON for embedding. For wasm32 (the web bundle) it also drops the
+//! long provenance fields the app never shows (notes, derivations, price sources); the
+//! native build (CLI, tests) keeps every field.
+
+use std::fs;
+use std::path::Path;
+
+const DROP: [&str; 4] = [
+    "notes",
+    "memory_usable_source",
+    "memory_cuda_total_source",
+    "parameters_source",
+];
+
+fn slim(v: &mut serde_json::Value) {
+    if let serde_json::Value::Array(items) = v {
+        for item in items {
+            if let serde_json::Value::Object(m) = item {
+                for k in DROP {
+                    m.remove(k);
+                }
+                if let Some(serde_json::Value::Object(p)) = m.get_mut("price") {
+                    p.remove("purchase_source");
+                    p.remove("cloud_source");
+                }
+                if let Some(serde_json::Value::Object(n)) = m.get_mut("parameters_non_text") {
+                    n.insert("how".into(), serde_json::Value::String(String::new()));
+                }
+            }
+        }
+    }
+}
+
+fn main() {
+    let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "wasm32");
+    let out = std::env::var("OUT_DIR").expect("OUT_DIR");
+    println!("cargo:rerun-if-changed=src/catalog");
+    for dir in ["gpus", "models"] {
+        let src = Path::new("src/catalog").join(dir);
+        fs::create_dir_all(Path::new(&out).join(dir)).expect("out dir");
+        for e in fs::read_dir(&src).expect("catalog dir") {
+            let p = e.expect("entry").path();
+            if p.extension().is_none_or(|x| x != "json") {
+                continue;
+            }
+            println!("cargo:rerun-if-changed={}", p.display());
+            let text = fs::read_to_string(&p).expect("read catalog file");
+            // A file that is not valid JSON is copied as is: the catalog test reports it.
+            let compact = match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(mut v) => {
+                    if wasm {
+                        slim(&mut v);
+                    }
+                    serde_json::to_string(&v).expect("serialize")
+                }
+                Err(_) => text,
+            };
+            fs::write(
+                Path::new(&out).join(dir).join(p.file_name().expect("name")),
+                compact,
+            )
+            .expect("write");
+        }
+    }
+}
