@@ -2,8 +2,6 @@
 //! `Memo` over it that calls the core. Effects only sync with the outside world.
 
 use leptos::prelude::*;
-use leptos_router::hooks::{use_navigate, use_query_map};
-use leptos_router::NavigateOptions;
 use std::sync::LazyLock;
 use vramfit_core::catalog::Catalog;
 use vramfit_core::model::ModelArch;
@@ -11,6 +9,8 @@ use vramfit_core::plan::{custom_plan, plan, resolve_gpu, Inputs, Plan};
 use vramfit_core::safetensors::Report;
 use vramfit_core::share::{self, Notice};
 use vramfit_core::units::Units;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 
 /// The bundled catalog, parsed once.
 pub static CATALOG: LazyLock<Catalog> = LazyLock::new(Catalog::bundled);
@@ -80,9 +80,6 @@ impl View {
     }
 }
 
-/// The router's navigate function, stored so event handlers can call it.
-type NavigateFn = Box<dyn Fn(&str, NavigateOptions) + Send + Sync>;
-
 /// A model the user brought (files or a Hugging Face repo). Not in the URL: files cannot be.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Custom {
@@ -119,17 +116,28 @@ pub struct AppState {
     pub custom: RwSignal<Option<Custom>>,
     /// Text pasted into the OOM explainer (kept across tab switches; never in the URL).
     pub oom_text: RwSignal<String>,
-    navigate: StoredValue<NavigateFn>,
+    raw_query: RwSignal<String>,
+}
+
+/// The current `location.search` without the `?`.
+fn location_query() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .map(|s| s.trim_start_matches('?').to_string())
+        .unwrap_or_default()
 }
 
 impl AppState {
     /// Builds the state inside the router.
     pub fn new() -> Self {
-        let qm = use_query_map();
-        let query = Memo::new(move |_| {
-            let m = qm.get();
-            m.to_query_string().trim_start_matches('?').to_string()
-        });
+        // The URL is the single source of truth: read it now and on every back/forward.
+        let raw_query = RwSignal::new(location_query());
+        if let Some(w) = web_sys::window() {
+            let on_pop = Closure::<dyn Fn()>::new(move || raw_query.set(location_query()));
+            let _ = w.add_event_listener_with_callback("popstate", on_pop.as_ref().unchecked_ref());
+            on_pop.forget(); // lives as long as the page
+        }
+        let query = Memo::new(move |_| raw_query.get());
         let decoded = Memo::new(move |_| share::decode_checked(&CATALOG, &query.get()));
         let custom: RwSignal<Option<Custom>> = RwSignal::new(None);
         let plan = Memo::new(move |_| {
@@ -166,9 +174,6 @@ impl AppState {
                 .and_then(|u| Units::parse(&u))
                 .unwrap_or_default()
         });
-        let nav = use_navigate();
-        let navigate: StoredValue<NavigateFn> =
-            StoredValue::new(Box::new(move |url: &str, o: NavigateOptions| nav(url, o)));
         Self {
             query,
             decoded,
@@ -177,7 +182,7 @@ impl AppState {
             units,
             custom,
             oom_text: RwSignal::new(String::new()),
-            navigate,
+            raw_query,
         }
     }
 
@@ -196,13 +201,21 @@ impl AppState {
             }
             q.push_str(&e);
         }
-        let url = format!("?{q}");
-        let opts = NavigateOptions {
-            replace,
-            scroll: false,
-            ..Default::default()
+        let url = if q.is_empty() {
+            web_sys::window()
+                .and_then(|w| w.location().pathname().ok())
+                .unwrap_or_else(|| "/".into())
+        } else {
+            format!("?{q}")
         };
-        self.navigate.with_value(|n| n(&url, opts));
+        if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+            let _ = if replace {
+                h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+            } else {
+                h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+            };
+        }
+        self.raw_query.set(q);
     }
 
     /// Changes the inputs (a new history entry unless `replace`).

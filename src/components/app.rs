@@ -10,20 +10,12 @@ use crate::components::scaling_view::ScalingView;
 use crate::components::size_view::SizeView;
 use crate::state::{AppState, View};
 use leptos::prelude::*;
-use leptos_router::components::{Route, Router, Routes};
-use leptos_router::path;
 use vramfit_core::units::Units;
 
 /// The application.
 #[component]
 pub fn App() -> impl IntoView {
-    view! {
-        <Router>
-            <Routes fallback=|| view! { <Shell/> }>
-                <Route path=path!("") view=Shell/>
-            </Routes>
-        </Router>
-    }
+    view! { <Shell/> }
 }
 
 /// Everything inside the router.
