@@ -15,6 +15,7 @@
 //! | `batched` | max batched tokens | `--max-num-batched-tokens` |
 //! | `block` | KV block size | `--block-size` |
 //! | `tp`, `pp` | parallel sizes (absent = fewest GPUs) | `-tp`, `-pp` |
+//! | `ep` | expert parallelism (`1`) | `--enable-expert-parallel` |
 //! | `users`, `prompt`, `output` | workload | – |
 //! | `tps` | target tokens/s per user | – |
 //!
