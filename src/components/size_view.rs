@@ -8,7 +8,7 @@ use vramfit_core::export::{plan_csv, plan_markdown};
 use vramfit_core::plan::Plan;
 use vramfit_core::share::enc;
 use vramfit_core::sizing::Fit;
-use vramfit_core::units::{fmt_bytes, fmt_bytes_band, fmt_count, fmt_num, fmt_usd, Units};
+use vramfit_core::units::{fmt_bytes, fmt_bytes_band, fmt_count, fmt_ms, fmt_num, fmt_usd, Units};
 
 fn fit_class(f: Fit) -> &'static str {
     match f {
@@ -141,14 +141,15 @@ pub fn SizeView() -> impl IntoView {
                 <Figure label="GPUs needed" testid="gpus-needed" help="Tensor × pipeline parallel × replicas for the workload"
                     value=txt(|p, _| p.gpus_needed.to_string())
                     detail=txt(|p, _| format!("TP {} × PP {} × {} replica(s){}", p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, if p.layout_auto { " (auto)" } else { "" }))/>
-                <Figure label="Longest context" testid="max-context" help="Longest single request the KV pool holds"
-                    value=txt(|p, _| format!("{} tokens", fmt_count(p.estimate.max_model_len_fit))) />
+                <Figure label="Longest context" testid="max-context" help="Longest single request the KV pool holds (capped at the model's max_position_embeddings)"
+                    value=txt(|p, _| format!("{} tokens", fmt_count(p.estimate.max_model_len_fit)))
+                    detail=txt(|p, _| format!("range {}–{} tokens", fmt_num(p.max_context_band.low, 0), fmt_num(p.max_context_band.high, 0)))/>
                 <Figure label="Max concurrency" testid="max-concurrency" help="Requests of max_model_len tokens that fit at once (vLLM's 'Maximum concurrency')"
                     value=txt(|p, _| fmt_num(p.estimate.max_concurrency, 2))
-                    detail=txt(|p, _| format!("{} requests of {} tokens (prompt + output)", fmt_num(p.estimate.max_concurrency_workload, 1), fmt_count(p.workload_tokens)))/>
+                    detail=txt(|p, _| format!("range {}–{} · {} requests of {} tokens (prompt + output)", fmt_num(p.max_concurrency_band.low, 1), fmt_num(p.max_concurrency_band.high, 1), fmt_num(p.estimate.max_concurrency_workload, 1), fmt_count(p.workload_tokens)))/>
                 <Figure label="Decode tokens/s per user" testid="decode-tokens-per-s" help="Roofline decode speed at the workload's concurrency"
                     value=txt(|p, _| fmt_num(p.speed.decode_tokens_per_s_per_user, 1))
-                    detail=txt(|p, _| format!("{} tok/s total · TTFT {} ms · range {}–{}", fmt_num(p.total_decode_tokens_per_s, 0), fmt_num(p.speed.ttft_s * 1000.0, 0), fmt_num(p.decode_band.low, 1), fmt_num(p.decode_band.high, 1)))/>
+                    detail=txt(|p, _| format!("{} tok/s total · TTFT {} ms ({}–{}) · range {}–{}", fmt_num(p.total_decode_tokens_per_s, 0), fmt_ms(p.speed.ttft_s), fmt_ms(p.ttft_band.low), fmt_ms(p.ttft_band.high), fmt_num(p.decode_band.low, 1), fmt_num(p.decode_band.high, 1)))/>
                 <Figure label="Cost" testid="cost" help="Purchase price and cloud on-demand price of the GPUs"
                     value=txt(|p, _| p.cost.purchase_usd.map_or("–".into(), fmt_usd))
                     detail=txt(|p, _| format!("{}/h · {} per M tokens", p.cost.cloud_usd_per_hour.map_or("–".into(), fmt_usd), p.cost.usd_per_million_tokens.map_or("–".into(), fmt_usd)))/>

@@ -260,6 +260,12 @@ pub struct Plan {
     pub kv_pool_band: Band,
     /// Decode tokens/s per user band.
     pub decode_band: Band,
+    /// Longest-context band (tokens): the pool's band carried through (blocks scale with it).
+    pub max_context_band: Band,
+    /// Max-concurrency band (requests of `max_model_len`).
+    pub max_concurrency_band: Band,
+    /// Time-to-first-token band, seconds.
+    pub ttft_band: Band,
     /// Assumptions and warnings.
     pub warnings: Vec<String>,
     /// For a model the user brought: the catalog id with the same architecture.
@@ -514,6 +520,27 @@ pub fn plan_arch(
         weights_band: Band::rel(f(est.weights_bytes), WEIGHTS_REL_ERR),
         kv_pool_band: Band::abs(f(est.kv_pool_bytes), KV_POOL_REL_ERR * budget),
         decode_band: Band::rel(sp.decode_tokens_per_s_per_user, SPEED_REL_ERR),
+        max_context_band: {
+            let rel = if est.kv_pool_bytes > 0 {
+                KV_POOL_REL_ERR * budget / f(est.kv_pool_bytes)
+            } else {
+                0.0
+            };
+            let b = Band::rel(f(est.max_model_len_fit), rel.min(1.0));
+            Band {
+                high: b.high.min(f(base.model.max_position_embeddings)),
+                ..b
+            }
+        },
+        max_concurrency_band: {
+            let rel = if est.kv_pool_bytes > 0 {
+                KV_POOL_REL_ERR * budget / f(est.kv_pool_bytes)
+            } else {
+                0.0
+            };
+            Band::rel(est.max_concurrency, rel.min(1.0))
+        },
+        ttft_band: Band::rel(sp.ttft_s, SPEED_REL_ERR),
         cost: cost(gpu, gpus_needed, total_tps),
         estimate: est,
         speed: sp,

@@ -157,3 +157,9 @@ pub fn fmt_pct(fraction: f64) -> String {
         "–".into()
     }
 }
+
+/// Formats seconds as whole milliseconds (`0.0314` → `31`), `–` when not finite.
+#[must_use]
+pub fn fmt_ms(seconds: f64) -> String {
+    fmt_num(seconds * 1000.0, 0)
+}
