@@ -139,6 +139,8 @@ fn the_ui_computes_nothing() {
         " as u64",
         "1 << 30",
         "1024",
+        "* 100.0",
+        "* 1000.0",
         "estimate_bytes",
         "weights_per_gpu",
         ".powi(",
