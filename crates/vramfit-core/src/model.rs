@@ -282,16 +282,17 @@ impl ModelArch {
         let vocab = require(c, "vocab_size")
             .or_else(|_| require(root, "vocab_size"))
             .map_err(|_| ConfigError::MissingField("vocab_size"))?;
-        for (field, val) in [
-            ("hidden_size", hidden),
-            ("num_hidden_layers", layers),
-            ("num_attention_heads", heads),
-            ("vocab_size", vocab),
+        // Bounded before anything is built per layer (see `check_bounds` for the rest).
+        for (field, val, max) in [
+            ("hidden_size", hidden, 1 << 16),
+            ("num_hidden_layers", layers, 1 << 10),
+            ("num_attention_heads", heads, 1 << 10),
+            ("vocab_size", vocab, 1 << 22),
         ] {
-            if val == 0 || val > MAX_DIM {
+            if val == 0 || val > max {
                 return Err(ConfigError::BadField {
                     field,
-                    reason: format!("{val} is out of range (1..={MAX_DIM})"),
+                    reason: format!("{val} is out of range (1..={max})"),
                 });
             }
         }
@@ -397,7 +398,7 @@ impl ModelArch {
                 n_shared
             };
             let shared_intermediate = get_u64(c, "shared_expert_intermediate_size")
-                .unwrap_or(n_shared * expert_intermediate);
+                .unwrap_or_else(|| n_shared.saturating_mul(expert_intermediate));
             if experts > 65_536 || experts_per_token > experts || expert_intermediate > MAX_DIM {
                 return Err(ConfigError::BadField {
                     field: "num_experts_per_tok",
@@ -599,7 +600,7 @@ impl ModelArch {
             .or_else(|| get_str(root, "torch_dtype"))
             .or_else(|| get_str(c, "dtype"))
             == Some("float32");
-        Ok(Self {
+        let arch = Self {
             architecture,
             hidden,
             intermediate,
@@ -623,7 +624,58 @@ impl ModelArch {
             extra_params: 0,
             stored_fp32,
             rope_cache_bytes,
-        })
+        };
+        arch.check_bounds()?;
+        Ok(arch)
+    }
+
+    /// Rejects dimensions beyond any real model, so that every product the sizing forms
+    /// stays inside u64 (the largest, experts × 3 × hidden × moe_intermediate × layers,
+    /// is at most 2^60) and an estimate never walks millions of layers.
+    fn check_bounds(&self) -> Result<(), ConfigError> {
+        let mut checks: Vec<(&'static str, u64, u64)> = vec![
+            ("hidden_size", self.hidden, 1 << 16),
+            ("num_hidden_layers", self.layers, 1 << 10),
+            ("num_attention_heads", self.heads, 1 << 10),
+            ("head_dim", self.head_dim, 1 << 12),
+            ("vocab_size", self.vocab, 1 << 22),
+            ("intermediate_size", self.intermediate, 1 << 20),
+            (
+                "max_position_embeddings",
+                self.max_position_embeddings,
+                1 << 26,
+            ),
+        ];
+        if let Some(m) = self.moe {
+            checks.push(("num_experts", m.experts, 1 << 12));
+            checks.push(("moe_intermediate_size", m.expert_intermediate, 1 << 20));
+            checks.push((
+                "shared_expert_intermediate_size",
+                m.shared_intermediate,
+                1 << 20,
+            ));
+        }
+        if let Some(m) = self.mla {
+            checks.push(("kv_lora_rank", m.kv_lora_rank, 1 << 16));
+            checks.push(("q_lora_rank", m.q_lora_rank.unwrap_or(0), 1 << 16));
+            checks.push(("qk_rope_head_dim", m.qk_rope_head_dim, 1 << 12));
+            checks.push(("qk_nope_head_dim", m.qk_nope_head_dim, 1 << 12));
+            checks.push(("v_head_dim", m.v_head_dim, 1 << 12));
+        }
+        for a in &self.layer_attention {
+            if let LayerAttention::Sliding { window } = a {
+                checks.push(("sliding_window", *window, 1 << 26));
+            }
+        }
+        for (field, v, max) in checks {
+            if v > max {
+                return Err(ConfigError::BadField {
+                    field,
+                    reason: format!("{v} is larger than any real model's ({max} at most)"),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Whether any layer uses a sliding window.

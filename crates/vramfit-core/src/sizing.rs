@@ -540,13 +540,17 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         .filter(|u| u.is_finite() && *u > 0.0 && *u <= 1.0)
         .unwrap_or_else(|| s.engine.default_memory_fraction());
     let (def_seqs, def_tokens) = vllm_defaults(gpu_total_bytes);
-    let max_model_len = s.model_len();
-    let max_num_seqs = s.max_num_seqs.unwrap_or(def_seqs).max(1);
-    let max_num_batched_tokens = s.max_num_batched_tokens.unwrap_or(def_tokens).max(1);
+    // Clamped to ranges no engine exceeds, so that every product below stays inside u64.
+    let max_model_len = s.model_len().min(1 << 32);
+    let max_num_seqs = s.max_num_seqs.unwrap_or(def_seqs).clamp(1, 1 << 20);
+    let max_num_batched_tokens = s
+        .max_num_batched_tokens
+        .unwrap_or(def_tokens)
+        .clamp(1, 1 << 26);
     let block_size = s
         .block_size
         .unwrap_or_else(|| s.engine.default_block_size())
-        .max(1);
+        .clamp(1, 1 << 16);
     if max_model_len > m.max_position_embeddings {
         warnings.push(format!(
             "max_model_len {max_model_len} exceeds the model's max_position_embeddings {}; vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
@@ -654,10 +658,15 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         }
         Engine::Transformers => {
             // Prefill of the whole prompt batch at once: the fp32 logits dominate.
-            let tokens = s.prompt_tokens.max(1) * s.concurrent_users.max(1);
-            let logits = tokens * m.vocab * 4;
+            let tokens = s
+                .prompt_tokens
+                .clamp(1, 1 << 32)
+                .saturating_mul(s.concurrent_users.clamp(1, 1 << 20));
+            let logits = tokens.saturating_mul(m.vocab * 4);
             (
-                forward_per_token * tokens + logits,
+                forward_per_token
+                    .saturating_mul(tokens)
+                    .saturating_add(logits),
                 0,
                 0,
                 gib(CUDA_CONTEXT_GIB),
@@ -700,7 +709,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let kv_blocks = if page == 0 {
         0
     } else {
-        pool / (page * group_size)
+        pool / page.saturating_mul(group_size)
     };
     let n_groups = u64::try_from(groups.len()).unwrap_or(1).max(1);
     let kv_tokens = kv_blocks / n_groups * block_size;
@@ -708,13 +717,16 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     // `get_max_concurrency_for_kv_cache_config`).
     let blocks_for = |len: u64| blocks_for_len(&groups, block_size, max_num_batched_tokens, len);
     let req_blocks = blocks_for(max_model_len);
-    let kv_bytes_per_request = req_blocks * page * group_size;
+    let kv_bytes_per_request = req_blocks.saturating_mul(page).saturating_mul(group_size);
     let max_concurrency = if req_blocks == 0 {
         0.0
     } else {
         f(kv_blocks) / f(req_blocks)
     };
-    let workload_len = (s.prompt_tokens + s.output_tokens).clamp(1, max_model_len);
+    let workload_len = s
+        .prompt_tokens
+        .saturating_add(s.output_tokens)
+        .clamp(1, max_model_len);
     let wl_blocks = blocks_for(workload_len);
     let max_concurrency_workload = if wl_blocks == 0 {
         0.0
@@ -804,7 +816,8 @@ pub fn blocks_for_len(
         .map(|g| match g.window {
             None => len.div_ceil(bs),
             Some(w) => {
-                (w.saturating_sub(1) + max_num_batched_tokens)
+                w.saturating_sub(1)
+                    .saturating_add(max_num_batched_tokens)
                     .min(len)
                     .div_ceil(bs)
                     + 1

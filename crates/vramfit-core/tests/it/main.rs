@@ -5,3 +5,4 @@ mod catalog;
 mod hand_values;
 mod properties;
 mod real_safetensors;
+mod regressions;

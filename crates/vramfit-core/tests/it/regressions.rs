@@ -1,0 +1,54 @@
+//! Inputs the fuzzing found (fuzz/regressions/): each must now be rejected with a clear
+//! error or sized without panicking (overflow) and quickly.
+
+use std::time::Instant;
+use vramfit_core::dtype::WeightFormat;
+use vramfit_core::model::ModelArch;
+use vramfit_core::sizing::{estimate_bytes, Scenario};
+
+#[test]
+fn config_json_regressions_never_panic() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/regressions/config_json"
+    );
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).expect("regressions folder") {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        n += 1;
+        let text = std::fs::read_to_string(&p).unwrap();
+        let t0 = Instant::now();
+        match ModelArch::from_config_str(&text) {
+            Err(e) => assert!(!e.to_string().is_empty()),
+            Ok(arch) => {
+                let _ = arch.params().total();
+                let _ = arch.kv_bytes_per_token_layer(2, 8);
+                for (format, tp, pp, len) in [
+                    (WeightFormat::Fp32, 1, 1, u64::MAX),
+                    (WeightFormat::Int4Awq, 8, 4, 1 << 20),
+                ] {
+                    let mut s = Scenario::new(arch.clone());
+                    s.format = format;
+                    s.tensor_parallel_size = tp;
+                    s.pipeline_parallel_size = pp;
+                    s.max_model_len = Some(len);
+                    s.block_size = Some(u64::MAX);
+                    s.max_num_batched_tokens = Some(u64::MAX);
+                    let e = estimate_bytes(&s, 80 << 30);
+                    assert!(!e.verdict.is_empty());
+                }
+            }
+        }
+        // Not a timing assertion on speed, a guard against walking millions of layers.
+        assert!(
+            t0.elapsed().as_secs() < 5,
+            "{} took {:?}",
+            p.display(),
+            t0.elapsed()
+        );
+    }
+    assert!(n >= 17, "only {n} regression inputs found");
+}

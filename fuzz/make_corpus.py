@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora under fuzz/corpus/<target>/ from the project's own data.
+
+Deterministic (standard library only); rerun after the fixtures or the catalog change:
+  safetensors_header  every crates/vramfit-core/tests/fixtures/safetensors/**/*.safetensors
+  config_json         the `config` object of every catalog model (src/catalog/models/*.json)
+  share_link          a few share-link queries
+  oom_text            every out-of-memory message quoted in the tests of src/oom.rs
+"""
+import ast
+import glob
+import json
+import os
+import re
+import shutil
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORE = os.path.join(ROOT, "crates", "vramfit-core")
+OUT = os.path.join(ROOT, "fuzz", "corpus")
+
+
+def reset(target):
+    d = os.path.join(OUT, target)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def write(d, name, data):
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def safetensors():
+    d = reset("safetensors_header")
+    base = os.path.join(CORE, "tests", "fixtures", "safetensors")
+    for p in sorted(glob.glob(os.path.join(base, "**", "*.safetensors"), recursive=True)):
+        name = os.path.relpath(p, base).replace(os.sep, "__")
+        with open(p, "rb") as f:
+            write(d, name, f.read())
+    return len(os.listdir(d))
+
+
+def configs():
+    d = reset("config_json")
+    for p in sorted(glob.glob(os.path.join(CORE, "src", "catalog", "models", "*.json"))):
+        with open(p, encoding="utf-8") as f:
+            for m in json.load(f):
+                write(d, m["id"] + ".json", json.dumps(m["config"], indent=1, sort_keys=True))
+    return len(os.listdir(d))
+
+
+SHARE_LINKS = [
+    "",
+    "?model=llama-3.1-70b&gpu=h100-sxm&quant=fp8&tp=4",
+    "len=32768&tp=2",
+    "model=deepseek-v3&gpu=h200&quant=fp8&kv=fp8&tp=8&pp=2&users=64&prompt=4096&output=512",
+    "model=qwen%2FQwen3-32B&gpu=a100-80gb&engine=sglang&util=0.85&len=auto&seqs=128",
+    "model=gpt-oss-120b&gpu=rtx-4090&quant=int4-awq&batched=8192&block=32&tps=30&view=cost",
+    "engine=trtllm&util=1.5&len=-1&tp=0&pp=x&users=%ZZ&unknown=1&units=gb",
+    "model=%3Cscript%3Ealert(1)%3C%2Fscript%3E&gpu=+&quant=nvfp4&kv=auto&engine=transformers",
+]
+
+
+def share():
+    d = reset("share_link")
+    for n, q in enumerate(SHARE_LINKS):
+        write(d, f"link{n:02}", q)
+    return len(os.listdir(d))
+
+
+def ooms():
+    d = reset("oom_text")
+    path = os.path.join(CORE, "src", "oom.rs")
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
+    tests = src[src.index("#[cfg(test)]"):]
+    n = 0
+    for name, lit in re.findall(r'const ([A-Z0-9_]+): &str = ("(?:[^"\\]|\\.)*");', tests):
+        # Rust and Python agree on the escapes these literals use (\n, \", \\).
+        text = ast.literal_eval(lit.replace("\\\n", ""))
+        if len(text) < 40:  # fragments, not messages
+            continue
+        write(d, name.lower() + ".txt", text)
+        n += 1
+    return n
+
+
+if __name__ == "__main__":
+    counts = {
+        "safetensors_header": safetensors(),
+        "config_json": configs(),
+        "share_link": share(),
+        "oom_text": ooms(),
+    }
+    for k, v in counts.items():
+        print(f"[make_corpus] {k}: {v} seeds")
