@@ -55,10 +55,19 @@ pub fn InputsPanel() -> impl IntoView {
     let st = expect_context::<AppState>();
     let inputs = Memo::new(move |_| st.decoded.get().0);
     let (filter, set_filter) = signal(String::new());
+    // Memos of the ids alone, so the long option lists rebuild only when the choice changes.
+    let model_id = Memo::new(move |_| {
+        st.plan
+            .with(|p| p.as_ref().map(|p| p.model_id.clone()).unwrap_or_default())
+    });
+    let gpu_id = Memo::new(move |_| {
+        st.plan
+            .with(|p| p.as_ref().map(|p| p.gpu_id.clone()).unwrap_or_default())
+    });
 
     let model_options = move || {
         let f = filter.get().to_ascii_lowercase();
-        let current = st.plan.get().ok().map(|p| p.model_id).unwrap_or_default();
+        let current = model_id.get();
         CATALOG
             .families()
             .into_iter()
@@ -87,7 +96,7 @@ pub fn InputsPanel() -> impl IntoView {
     let gpu_options = move || {
         let q = gpu_filter.get().to_ascii_lowercase();
         let cap = max_price.get();
-        let current = st.plan.get().ok().map(|p| p.gpu_id).unwrap_or_default();
+        let current = gpu_id.get();
         let mut vendors: Vec<&str> = CATALOG.gpus.iter().map(|g| g.vendor.as_str()).collect();
         vendors.dedup();
         vendors
@@ -143,7 +152,7 @@ pub fn InputsPanel() -> impl IntoView {
                         st.custom.set(None);
                         st.update(false, |i| i.model = v);
                     }
-                    prop:value=move || st.plan.get().ok().map(|p| p.model_id).unwrap_or_default()
+                    prop:value=move || model_id.get()
                 >
                     {model_options}
                 </select>
@@ -167,7 +176,7 @@ pub fn InputsPanel() -> impl IntoView {
                         let v = event_target_value(&ev);
                         st.update(false, |i| i.gpu = v);
                     }
-                    prop:value=move || st.plan.get().ok().map(|p| p.gpu_id).unwrap_or_default()
+                    prop:value=move || gpu_id.get()
                 >
                     {gpu_options}
                 </select>

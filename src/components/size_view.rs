@@ -18,6 +18,18 @@ fn fit_class(f: Fit) -> &'static str {
     }
 }
 
+/// Points a clicked download link at its data before the browser follows it.
+pub(crate) fn set_href(ev: &web_sys::MouseEvent, url: Option<String>) {
+    use wasm_bindgen::JsCast;
+    if let (Some(a), Some(url)) = (
+        ev.current_target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlAnchorElement>().ok()),
+        url,
+    ) {
+        a.set_href(&url);
+    }
+}
+
 /// One headline figure.
 #[component]
 fn Figure(
@@ -50,15 +62,14 @@ pub fn SizeView() -> impl IntoView {
     let ok = Memo::new(move |_| st.plan.get().ok());
     let txt = move |f: fn(&Plan, Units) -> String| {
         Signal::derive(move || {
-            ok.get()
-                .map(|p| f(&p, units.get()))
-                .unwrap_or_else(|| "–".into())
+            let u = units.get();
+            ok.with(|p| p.as_ref().map(|p| f(p, u)).unwrap_or_else(|| "–".into()))
         })
     };
     let (copied, set_copied) = signal(false);
 
     let rows = move || {
-        ok.get().map(|p| {
+        ok.with(|p| p.as_ref().map(|p| {
             let u = units.get();
             let e = &p.estimate;
             let items = [
@@ -73,7 +84,7 @@ pub fn SizeView() -> impl IntoView {
                 .into_iter()
                 .map(|(k, v, help)| view! { <tr title=help><th scope="row">{k}</th><td>{fmt_bytes(v, u)}</td></tr> })
                 .collect_view()
-        })
+        }))
     };
     let formats = move || {
         ok.get().map(|p| {
@@ -104,7 +115,11 @@ pub fn SizeView() -> impl IntoView {
                 .collect_view()
         })
     };
-    let chart = move || ok.get().map(|p| charts::memory_bar_svg(&p, units.get()));
+    // Drawn once per change (the export link reuses it).
+    let chart = Memo::new(move |_| {
+        let u = units.get();
+        ok.with(|p| p.as_ref().map(|p| charts::memory_bar_svg(p, u)))
+    });
     let cmds = move || {
         ok.get().map(|p| {
             commands::all(&p)
@@ -170,14 +185,15 @@ pub fn SizeView() -> impl IntoView {
                 <button type="button" class="vf-button" data-testid="share-link" on:click=copy_link>
                     {move || if copied.get() { "Link copied" } else { "Copy share link" }}
                 </button>
-                <a class="vf-button vf-secondary" data-testid="export-md" download="vramfit-plan.md"
-                    href=move || ok.get().map(|p| format!("data:text/markdown;charset=utf-8,{}", enc(&plan_markdown(&p, units.get())))).unwrap_or_default()>"Markdown"</a>
-                <a class="vf-button vf-secondary" data-testid="export-csv" download="vramfit-plan.csv"
-                    href=move || ok.get().map(|p| format!("data:text/csv;charset=utf-8,{}", enc(&plan_csv(&p)))).unwrap_or_default()>"CSV"</a>
-                <a class="vf-button vf-secondary" data-testid="export-svg" download="vramfit-memory.svg"
-                    href=move || chart().map(|s| format!("data:image/svg+xml;charset=utf-8,{}", enc(&s))).unwrap_or_default()>"Chart SVG"</a>
+                // Export links get their data URL when clicked, not on every recompute.
+                <a class="vf-button vf-secondary" data-testid="export-md" download="vramfit-plan.md" href="#"
+                    on:click=move |ev| set_href(&ev, ok.with(|p| p.as_ref().map(|p| format!("data:text/markdown;charset=utf-8,{}", enc(&plan_markdown(p, units.get_untracked()))))))>"Markdown"</a>
+                <a class="vf-button vf-secondary" data-testid="export-csv" download="vramfit-plan.csv" href="#"
+                    on:click=move |ev| set_href(&ev, ok.with(|p| p.as_ref().map(|p| format!("data:text/csv;charset=utf-8,{}", enc(&plan_csv(p))))))>"CSV"</a>
+                <a class="vf-button vf-secondary" data-testid="export-svg" download="vramfit-memory.svg" href="#"
+                    on:click=move |ev| set_href(&ev, chart.with(|c| c.as_ref().map(|s| format!("data:image/svg+xml;charset=utf-8,{}", enc(s)))))>"Chart SVG"</a>
                 <button type="button" class="vf-button vf-secondary" data-testid="export-png"
-                    on:click=move |_| if let Some(s) = chart() { charts::download_png(&s, 720, 220, "vramfit-memory.png") }>"Chart PNG"</button>
+                    on:click=move |_| if let Some(s) = chart.get() { charts::download_png(&s, 720, 220, "vramfit-memory.png") }>"Chart PNG"</button>
             </div>
         </div>
     }
