@@ -117,3 +117,22 @@ test('the GPU list filters by vendor, memory and price', async () => {
   assert.ok(!cheap.includes('b200'));
   assert.deepEqual(page.errors, []);
 });
+
+test('units toggle between GiB and GB, and the engine commands match the layout', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/?model=llama-3.1-70b&gpu=h100-sxm&len=8192');
+  await ready(page);
+  const e = cli(['plan', 'llama-3.1-70b', '--gpu', 'h100-sxm', '--max-model-len', '8192']);
+  assert.equal(await text(page, 'weights-per-gpu'), gib(e.per_gpu.weights_bytes));
+  await page.getByTestId('units').selectOption('gb');
+  await page.waitForURL(/units=gb/);
+  assert.equal(await text(page, 'weights-per-gpu'), `${(e.per_gpu.weights_bytes / 1e9).toFixed(2)} GB`);
+  const cmds = await text(page, 'commands');
+  assert.ok(cmds.includes('vllm serve meta-llama/'), cmds);
+  assert.ok(cmds.includes(`--tensor-parallel-size ${e.tensor_parallel_size}`), cmds);
+  assert.ok(cmds.includes('--max-model-len 8192'), cmds);
+  assert.ok(cmds.includes(`--tp ${e.tensor_parallel_size}`), 'SGLang');
+  assert.ok(cmds.includes('device_map="auto"'), 'transformers');
+  assert.ok(cmds.includes('llama-server'), 'llama.cpp');
+  assert.deepEqual(page.errors, []);
+});
