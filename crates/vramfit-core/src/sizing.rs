@@ -289,21 +289,38 @@ pub fn stage_weights(s: &Scenario) -> Vec<u64> {
     for stage in 0..pp {
         let n = base + u64::from(stage >= pp - rem);
         let mut bytes = 0u64;
-        for i in start..start + n {
+        // Layers differ only in being MoE or dense: size one of each kind and count them
+        // (an estimate must not walk every layer).
+        let kv_shard = if m.kv_heads >= tp {
+            tp
+        } else {
+            m.kv_heads.max(1)
+        };
+        let fa = f.attention_format();
+        let layer_bytes = |i: u64| -> u64 {
             let p = m.layer_params(i);
-            let kv_shard = if m.kv_heads >= tp {
-                tp
-            } else {
-                m.kv_heads.max(1)
-            };
-            let fa = f.attention_format();
-            bytes += fa.linear_bytes(ceil_div(p.attn_sharded, tp), m.hidden, g);
-            bytes += f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g);
-            bytes += fa.linear_bytes(ceil_div(p.linear_kv, kv_shard), m.hidden, g);
-            bytes += fa.linear_bytes(p.linear_replicated, m.hidden, g);
-            bytes += f.expert_bytes(ceil_div(p.expert, tp), m.hidden, g);
-            bytes += (p.router + p.replicated) * hp;
-            bytes += ceil_div(p.bias_sharded, tp) * hp + ceil_div(p.bias_kv, kv_shard) * hp;
+            fa.linear_bytes(ceil_div(p.attn_sharded, tp), m.hidden, g)
+                + f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g)
+                + fa.linear_bytes(ceil_div(p.linear_kv, kv_shard), m.hidden, g)
+                + fa.linear_bytes(p.linear_replicated, m.hidden, g)
+                + f.expert_bytes(ceil_div(p.expert, tp), m.hidden, g)
+                + (p.router + p.replicated) * hp
+                + ceil_div(p.bias_sharded, tp) * hp
+                + ceil_div(p.bias_kv, kv_shard) * hp
+        };
+        let is_moe = |i: u64| {
+            m.layer_is_moe
+                .get(usize::try_from(i).unwrap_or(usize::MAX))
+                .copied()
+                .unwrap_or(false)
+        };
+        let n_moe = u64::try_from((start..start + n).filter(|&i| is_moe(i)).count()).unwrap_or(0);
+        let n_dense = n - n_moe;
+        if let Some(i) = (start..start + n).find(|&i| is_moe(i)) {
+            bytes += n_moe * layer_bytes(i);
+        }
+        if let Some(i) = (start..start + n).find(|&i| !is_moe(i)) {
+            bytes += n_dense * layer_bytes(i);
         }
         start += n;
         let vocab_padded = m.vocab.div_ceil(64) * 64;
