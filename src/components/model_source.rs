@@ -93,6 +93,21 @@ pub fn ModelSource() -> impl IntoView {
     let (token, set_token) = signal(String::new());
     let (dragging, set_dragging) = signal(false);
 
+    // Shows the outcome of a load: the model in use, or the error naming the problem.
+    let finish = move |res: Result<Custom, String>, verb: String| match res {
+        Ok(c) => {
+            set_progress.set(format!(
+                "{verb} {} header bytes from {} shard(s)",
+                fmt_count(c.header_bytes_read),
+                c.shards
+            ));
+            st.custom.set(Some(c));
+        }
+        Err(e) => {
+            set_progress.set(String::new());
+            set_error.set(Some(e));
+        }
+    };
     let take = move |files: Vec<File>| {
         if files.is_empty() {
             return;
@@ -100,20 +115,7 @@ pub fn ModelSource() -> impl IntoView {
         set_error.set(None);
         set_progress.set(format!("reading {} file(s)…", files.len()));
         spawn_local(async move {
-            match load_files(files, set_progress).await {
-                Ok(c) => {
-                    set_progress.set(format!(
-                        "read {} header bytes from {} shard(s)",
-                        fmt_count(c.header_bytes_read),
-                        c.shards
-                    ));
-                    st.custom.set(Some(c));
-                }
-                Err(e) => {
-                    set_progress.set(String::new());
-                    set_error.set(Some(e));
-                }
-            }
+            finish(load_files(files, set_progress).await, "read".to_string());
         });
     };
     let import = move |_| {
@@ -129,7 +131,7 @@ pub fn ModelSource() -> impl IntoView {
                 set_progress.set(format!("read {d} of {t} shard headers"))
             })
             .await;
-            match res.and_then(|h| {
+            let res = res.and_then(|h| {
                 assemble(
                     r.clone(),
                     Some(h.config),
@@ -138,20 +140,8 @@ pub fn ModelSource() -> impl IntoView {
                     format!("hub:{r}"),
                     h.header_bytes,
                 )
-            }) {
-                Ok(c) => {
-                    set_progress.set(format!(
-                        "imported {r}: {} header bytes from {} shard(s)",
-                        fmt_count(c.header_bytes_read),
-                        c.shards
-                    ));
-                    st.custom.set(Some(c));
-                }
-                Err(e) => {
-                    set_progress.set(String::new());
-                    set_error.set(Some(e));
-                }
-            }
+            });
+            finish(res, format!("imported {r}:"));
         });
     };
     let summary = move || {
