@@ -14,7 +14,6 @@ use vramfit_core::model::ModelArch;
 use vramfit_core::plan::{self, plan_arch, Inputs, Plan};
 use vramfit_core::safetensors::{self, Header, Report};
 use vramfit_core::sizing::{Engine, Fit};
-use vramfit_core::throughput::{scaling_curve, GpuPerf};
 use vramfit_core::units::{fmt_bytes, fmt_count, fmt_num, fmt_params, fmt_usd, Units};
 
 #[derive(Parser)]
@@ -665,35 +664,15 @@ fn cmd_fit(cat: &Catalog, a: &FitArgs) -> Res<ExitCode> {
 
 fn cmd_scale(cat: &Catalog, a: &ScaleArgs) -> Res<ExitCode> {
     let inputs = inputs_of(&a.plan)?;
-    let (model, implied, group) = plan::resolve_model(cat, &inputs.model).map_err(usage)?;
-    let gpu: &Gpu = plan::resolve_gpu(cat, &inputs.gpu).map_err(usage)?;
-    let arch = model.arch().map_err(usage)?;
-    let format = inputs
-        .format
-        .or(implied)
-        .unwrap_or_else(|| model.native_format());
-    let s = plan::scenario(arch, &inputs, format, group.unwrap_or(128));
-    let mut perf = GpuPerf::from_gpu(gpu, format.compute_key());
-    if a.pcie {
-        perf = perf.over_pcie(plan::pcie_gb_per_s(gpu.pcie_generation));
-    }
-    let mut layouts: Vec<(u64, u64)> = [1, 2, 4, 8].iter().map(|&t| (t, 1)).collect();
-    layouts.extend([2, 4, 8].iter().map(|&pp| (1, pp)));
-    if let (Some(t), pp) = (
-        inputs.tensor_parallel_size,
-        inputs.pipeline_parallel_size.unwrap_or(1),
-    ) {
-        if !layouts.contains(&(t, pp)) {
-            layouts.push((t, pp));
-        }
-    }
     let lengths = match (a.input_len, a.output_len) {
         (Some(i), Some(o)) => Some((i, o)),
         (None, None) => None,
         _ => return Err(usage("give both --input-len and --output-len, or neither")),
     };
-    let valid = valid_layouts(&s.model, 64);
-    let pts = scaling_curve(&s, perf, gpu.usable_bytes(), &layouts, lengths);
+    let sc = plan::scaling(cat, &inputs, lengths).map_err(usage)?;
+    let (model, _, _) = plan::resolve_model(cat, &inputs.model).map_err(usage)?;
+    let valid = valid_layouts(&model.arch().map_err(usage)?, 64);
+    let pts = if a.pcie { &sc.pcie } else { &sc.own_link };
     #[derive(Serialize)]
     struct ScaleJson<'a> {
         model: &'a str,
@@ -717,10 +696,7 @@ fn cmd_scale(cat: &Catalog, a: &ScaleArgs) -> Res<ExitCode> {
     let link = if a.pcie {
         "PCIe".to_string()
     } else {
-        gpu.interconnect
-            .generation
-            .clone()
-            .unwrap_or_else(|| gpu.interconnect.kind.clone())
+        sc.link_name.clone()
     };
     let points: Vec<PointJson> = pts
         .iter()
@@ -739,7 +715,7 @@ fn cmd_scale(cat: &Catalog, a: &ScaleArgs) -> Res<ExitCode> {
     if a.plan.json {
         let j = ScaleJson {
             model: &model.id,
-            gpu: &gpu.id,
+            gpu: &sc.gpu_id,
             interconnect: link,
             max_load: lengths.is_some(),
             points,
@@ -749,7 +725,7 @@ fn cmd_scale(cat: &Catalog, a: &ScaleArgs) -> Res<ExitCode> {
         println!(
             "{} on {} over {} ({}):",
             model.id,
-            gpu.id,
+            sc.gpu_id,
             link,
             if lengths.is_some() {
                 "max load"

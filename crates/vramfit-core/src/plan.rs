@@ -581,9 +581,17 @@ pub fn all_formats(cat: &Catalog, inputs: &Inputs) -> Result<Vec<FormatRow>, Pla
         .collect())
 }
 
+/// The layouts of a scaling curve: TP 1/2/4/8 (PP 1) and PP 2/4/8 (TP 1).
+pub const SCALING_LAYOUTS: [(u64, u64); 7] =
+    [(1, 1), (2, 1), (4, 1), (8, 1), (1, 2), (1, 4), (1, 8)];
+
 /// Tensor-parallel scaling of a scenario on the GPU's own link and over PCIe.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Scaling {
+    /// Catalog model id.
+    pub model_id: String,
+    /// Catalog GPU id.
+    pub gpu_id: String,
     /// Link name (e.g. "NVLink 4").
     pub link_name: String,
     /// Points on the GPU's own interconnect.
@@ -614,6 +622,14 @@ pub fn scaling(
     inputs: &Inputs,
     lengths: Option<(u64, u64)>,
 ) -> Result<Scaling, PlanError> {
+    let mut layouts = SCALING_LAYOUTS.to_vec();
+    // The user's own layout, if they chose one, is a point too.
+    if let Some(tp) = inputs.tensor_parallel_size {
+        let l = (tp, inputs.pipeline_parallel_size.unwrap_or(1));
+        if !layouts.contains(&l) {
+            layouts.push(l);
+        }
+    }
     let (model, implied, group) = resolve_model(cat, &inputs.model)?;
     let gpu = resolve_gpu(cat, &inputs.gpu)?;
     let arch = model
@@ -625,7 +641,6 @@ pub fn scaling(
         .unwrap_or_else(|| model.native_format());
     let s = scenario(arch, inputs, format, group.unwrap_or(128));
     let perf = GpuPerf::from_gpu(gpu, format.compute_key());
-    let layouts = [(1, 1), (2, 1), (4, 1), (8, 1), (1, 2), (1, 4)];
     let total = gpu.usable_bytes();
     let own_link = crate::throughput::scaling_curve(&s, perf, total, &layouts, lengths);
     let pcie = crate::throughput::scaling_curve(
@@ -667,6 +682,8 @@ pub fn scaling(
         _ => "The model does not fit at TP 8 or smaller on this GPU.".to_string(),
     };
     Ok(Scaling {
+        model_id: model.id.clone(),
+        gpu_id: gpu.id.clone(),
         link_name,
         own_link,
         pcie,
