@@ -37,6 +37,21 @@ fn code_lines(p: &Path) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// Fails naming the file, line and text if any code line under `dir` contains one of `banned`.
+fn assert_absent(dir: &str, banned: &[&str], what: &str) {
+    for f in rust_files(&root().join(dir)) {
+        for (n, line) in code_lines(&f) {
+            for b in banned {
+                assert!(
+                    !line.contains(b),
+                    "{}:{n}: `{b}` {what}: {line}",
+                    f.display()
+                );
+            }
+        }
+    }
+}
+
 const WEB_CRATES: [&str; 10] = [
     "leptos",
     "leptos_router",
@@ -100,34 +115,19 @@ fn the_core_does_no_io() {
         "eprintln!",
         "std::io::stdin",
     ];
-    for f in rust_files(&root().join("crates/vramfit-core/src")) {
-        for (n, line) in code_lines(&f) {
-            for b in banned {
-                assert!(
-                    !line.contains(b),
-                    "{}:{n}: `{b}` in the core: {line}",
-                    f.display()
-                );
-            }
-        }
-    }
+    assert_absent("crates/vramfit-core/src", &banned, "in the core");
 }
 
 #[test]
 fn byte_counts_are_u64_never_usize() {
     // wasm32's usize is 32 bits; safetensors shards and GPU memory exceed 4 GiB.
-    for f in rust_files(&root().join("crates/vramfit-core/src")) {
-        for (n, line) in code_lines(&f) {
-            for bad in [
-                "_bytes: usize",
-                "_bytes: u32",
-                "_bytes: f32",
-                "bytes: usize",
-            ] {
-                assert!(!line.contains(bad), "{}:{n}: {line}", f.display());
-            }
-        }
-    }
+    let banned = [
+        "_bytes: usize",
+        "_bytes: u32",
+        "_bytes: f32",
+        "bytes: usize",
+    ];
+    assert_absent("crates/vramfit-core/src", &banned, "(byte counts are u64)");
 }
 
 #[test]
@@ -146,17 +146,7 @@ fn the_ui_computes_nothing() {
         ".powi(",
         ".powf(",
     ];
-    for f in rust_files(&root().join("src/components")) {
-        for (n, line) in code_lines(&f) {
-            for b in banned {
-                assert!(
-                    !line.contains(b),
-                    "{}:{n}: `{b}` in a UI component: {line}",
-                    f.display()
-                );
-            }
-        }
-    }
+    assert_absent("src/components", &banned, "in a UI component");
 }
 
 #[test]
