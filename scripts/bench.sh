@@ -29,8 +29,8 @@ PY_OUT="$("$VENV/bin/python" scripts/bench_safetensors.py "$FILE")"
 echo "$PY_OUT"
 
 # 3. Rust: the core benchmarks; checks that FILE holds the very header it parses.
-log "rust: cargo run --release -p vramfit-core --example bench"
-RS_OUT="$(cargo run --quiet --release -p vramfit-core --example bench -- --compare-file "$FILE")"
+log "rust: cargo run --profile native -p vramfit-core --example bench"
+RS_OUT="$(cargo run --quiet --profile native -p vramfit-core --example bench -- --compare-file "$FILE")"
 echo "$RS_OUT"
 
 # 4. Ratios.

@@ -1,10 +1,13 @@
 //! The safetensors header parser on arbitrary bytes: `header_len` on the prefix,
 //! `parse_header` on the rest (with and without the file size), `parse_file` on the whole
-//! input; they must agree, and a parsed header must feed `Report::from_headers`.
+//! input; they must agree, the fast path must agree with the general (`serde_json`) path
+//! on every input, and a parsed header must feed `Report::from_headers`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vramfit_core::safetensors::{header_len, parse_file, parse_header, Report};
+use vramfit_core::safetensors::{
+    header_len, parse_file, parse_header, parse_header_via_serde, Report,
+};
 
 fuzz_target!(|data: &[u8]| {
     let file_size = data.len() as u64;
@@ -23,7 +26,13 @@ fuzz_target!(|data: &[u8]| {
                 "parse_header and parse_file disagree"
             );
         }
-        if let Ok(h) = parse_header(rest, None) {
+        let fast = parse_header(rest, None);
+        assert_eq!(
+            fast,
+            parse_header_via_serde(rest, None),
+            "the fast path and the serde path disagree"
+        );
+        if let Ok(h) = fast {
             let _ = Report::from_headers(std::slice::from_ref(&h));
             // Two shards of the same header: the sharded-report path.
             let _ = Report::from_headers(&[h.clone(), h]);

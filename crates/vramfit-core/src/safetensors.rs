@@ -61,6 +61,8 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+mod scan;
+
 /// The largest header the reference accepts, in bytes (`MAX_HEADER_SIZE`).
 pub const MAX_HEADER_SIZE: u64 = 100_000_000;
 
@@ -201,7 +203,31 @@ impl Dtype {
     /// The dtype with this exact (case-sensitive) header name.
     #[must_use]
     pub fn from_name(name: &str) -> Option<Dtype> {
-        Dtype::ALL.iter().copied().find(|d| d.name() == name)
+        Some(match name {
+            "BOOL" => Dtype::BOOL,
+            "F4" => Dtype::F4,
+            "F6_E2M3" => Dtype::F6_E2M3,
+            "F6_E3M2" => Dtype::F6_E3M2,
+            "U8" => Dtype::U8,
+            "I8" => Dtype::I8,
+            "F8_E5M2" => Dtype::F8_E5M2,
+            "F8_E4M3" => Dtype::F8_E4M3,
+            "F8_E8M0" => Dtype::F8_E8M0,
+            "F8_E4M3FNUZ" => Dtype::F8_E4M3FNUZ,
+            "F8_E5M2FNUZ" => Dtype::F8_E5M2FNUZ,
+            "I16" => Dtype::I16,
+            "U16" => Dtype::U16,
+            "F16" => Dtype::F16,
+            "BF16" => Dtype::BF16,
+            "I32" => Dtype::I32,
+            "U32" => Dtype::U32,
+            "F32" => Dtype::F32,
+            "C64" => Dtype::C64,
+            "F64" => Dtype::F64,
+            "I64" => Dtype::I64,
+            "U64" => Dtype::U64,
+            _ => return None,
+        })
     }
 
     /// Byte count of `elements` elements of this dtype.
@@ -247,7 +273,7 @@ pub struct TensorInfo {
     /// Element type.
     pub dtype: Dtype,
     /// Shape; `[]` is a scalar (one element).
-    pub shape: Vec<u64>,
+    pub shape: Shape,
     /// `[begin, end)` byte range, relative to the start of the data section.
     pub data_offsets: (u64, u64),
 }
@@ -266,6 +292,89 @@ impl TensorInfo {
     #[must_use]
     pub fn byte_len(&self) -> u64 {
         self.data_offsets.1.saturating_sub(self.data_offsets.0)
+    }
+}
+
+/// A tensor shape: a list of dimensions that holds up to [`Shape::INLINE`]
+/// of them without a heap allocation (a 200 000-tensor header would otherwise
+/// make 200 000 tiny allocations). Reads as a `&[u64]`.
+#[derive(Clone)]
+pub struct Shape(ShapeRepr);
+
+#[derive(Clone)]
+enum ShapeRepr {
+    Inline(u8, [u64; Shape::INLINE]),
+    Heap(Vec<u64>),
+}
+
+impl Shape {
+    /// Dimensions stored inline.
+    pub const INLINE: usize = 4;
+
+    /// The dimensions.
+    #[must_use]
+    pub fn as_slice(&self) -> &[u64] {
+        match &self.0 {
+            ShapeRepr::Inline(len, dims) => &dims[..usize::from(*len)],
+            ShapeRepr::Heap(v) => v,
+        }
+    }
+}
+
+impl From<&[u64]> for Shape {
+    fn from(dims: &[u64]) -> Self {
+        if dims.len() <= Shape::INLINE {
+            let mut inline = [0u64; Shape::INLINE];
+            inline[..dims.len()].copy_from_slice(dims);
+            // len <= 4 fits in u8.
+            Shape(ShapeRepr::Inline(dims.len() as u8, inline))
+        } else {
+            Shape(ShapeRepr::Heap(dims.to_vec()))
+        }
+    }
+}
+
+impl From<Vec<u64>> for Shape {
+    fn from(dims: Vec<u64>) -> Self {
+        if dims.len() <= Shape::INLINE {
+            Shape::from(dims.as_slice())
+        } else {
+            Shape(ShapeRepr::Heap(dims))
+        }
+    }
+}
+
+impl std::ops::Deref for Shape {
+    type Target = [u64];
+
+    fn deref(&self) -> &[u64] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for Shape {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Shape {}
+
+impl PartialEq<Vec<u64>> for Shape {
+    fn eq(&self, other: &Vec<u64>) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl fmt::Debug for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+impl Serialize for Shape {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize(serializer)
     }
 }
 
@@ -700,25 +809,62 @@ pub fn parse_header(header_json: &[u8], file_size: Option<u64>) -> Result<Header
     if header_len > MAX_HEADER_SIZE {
         return Err(HeaderError::HeaderTooLarge { header_len });
     }
-    let data_available = match file_size {
-        None => None,
-        Some(0) => return Err(HeaderError::EmptyFile),
-        Some(len) if len < PREFIX_LEN => return Err(HeaderError::FileTooShort { len }),
-        Some(file_size) => {
-            let header_end = PREFIX_LEN + header_len; // header_len <= 1e8
-            if header_end > file_size {
-                return Err(HeaderError::HeaderBeyondFile {
-                    header_len,
-                    file_size,
-                });
-            }
-            Some(file_size - header_end)
-        }
-    };
+    let data_available = data_available(header_len, file_size)?;
 
     let text = std::str::from_utf8(header_json).map_err(|e| HeaderError::InvalidUtf8 {
         valid_up_to: e.valid_up_to() as u64,
     })?;
+    let (mut tensors, metadata) = match scan::entries(text) {
+        Some(parsed) => parsed,
+        None => entries_via_serde(text)?,
+    };
+    finish(tensors.as_mut_slice(), data_available)?;
+    let data_len = tensors.last().map_or(0, |t| t.data_offsets.1);
+    Ok(Header {
+        tensors,
+        metadata,
+        header_len,
+        data_len,
+    })
+}
+
+/// [`parse_header`] without its fast path: every header goes through
+/// `serde_json`. Kept for the differential tests and the fuzz target, which
+/// check that both give the same result (including the same error) for
+/// every input.
+///
+/// # Errors
+///
+/// As [`parse_header`].
+#[doc(hidden)]
+pub fn parse_header_via_serde(
+    header_json: &[u8],
+    file_size: Option<u64>,
+) -> Result<Header, HeaderError> {
+    let header_len = header_json.len() as u64;
+    if header_len > MAX_HEADER_SIZE {
+        return Err(HeaderError::HeaderTooLarge { header_len });
+    }
+    let data_available = data_available(header_len, file_size)?;
+    let text = std::str::from_utf8(header_json).map_err(|e| HeaderError::InvalidUtf8 {
+        valid_up_to: e.valid_up_to() as u64,
+    })?;
+    let (mut tensors, metadata) = entries_via_serde(text)?;
+    finish(tensors.as_mut_slice(), data_available)?;
+    let data_len = tensors.last().map_or(0, |t| t.data_offsets.1);
+    Ok(Header {
+        tensors,
+        metadata,
+        header_len,
+        data_len,
+    })
+}
+
+type Entries = (Vec<TensorInfo>, Vec<(String, String)>);
+
+/// The general path: `serde_json` reads the header into values, which are
+/// then checked entry by entry with a precise error for each problem.
+fn entries_via_serde(text: &str) -> Result<Entries, HeaderError> {
     let entries = match serde_json::from_str::<RawTop>(text) {
         Ok(RawTop::Object(entries)) => entries,
         Ok(RawTop::Other(found)) => return Err(HeaderError::NotAnObject { found }),
@@ -738,7 +884,30 @@ pub fn parse_header(header_json: &[u8], file_size: Option<u64>) -> Result<Header
             tensors.push(parse_entry(key, &value)?);
         }
     }
+    Ok((tensors, metadata))
+}
 
+/// What the data section may hold: the file size minus prefix and header.
+fn data_available(header_len: u64, file_size: Option<u64>) -> Result<Option<u64>, HeaderError> {
+    match file_size {
+        None => Ok(None),
+        Some(0) => Err(HeaderError::EmptyFile),
+        Some(len) if len < PREFIX_LEN => Err(HeaderError::FileTooShort { len }),
+        Some(file_size) => {
+            let header_end = PREFIX_LEN + header_len; // header_len <= 1e8
+            if header_end > file_size {
+                return Err(HeaderError::HeaderBeyondFile {
+                    header_len,
+                    file_size,
+                });
+            }
+            Ok(Some(file_size - header_end))
+        }
+    }
+}
+
+/// Sorts the tensors by offset and checks the layout against the file.
+fn finish(tensors: &mut [TensorInfo], data_available: Option<u64>) -> Result<(), HeaderError> {
     // The reference sorts by data_offsets; the name breaks ties so that the
     // order (and so the first error reported) is deterministic.
     tensors.sort_by(|a, b| {
@@ -747,7 +916,7 @@ pub fn parse_header(header_json: &[u8], file_size: Option<u64>) -> Result<Header
             .then_with(|| a.name.cmp(&b.name))
     });
 
-    let data_len = validate_layout(&tensors)?;
+    let data_len = validate_layout(tensors)?;
 
     if let Some(available) = data_available {
         if data_len > available {
@@ -770,13 +939,7 @@ pub fn parse_header(header_json: &[u8], file_size: Option<u64>) -> Result<Header
             });
         }
     }
-
-    Ok(Header {
-        tensors,
-        metadata,
-        header_len,
-        data_len,
-    })
+    Ok(())
 }
 
 /// Checks offsets and sizes of tensors sorted by offset; returns the data
@@ -818,7 +981,7 @@ fn validate_layout(tensors: &[TensorInfo]) -> Result<u64, HeaderError> {
             Some(_) => HeaderError::MisalignedSubByte {
                 tensor: t.name.clone(),
                 dtype: t.dtype,
-                shape: t.shape.clone(),
+                shape: t.shape.to_vec(),
             },
         })?;
         let actual = end - begin;
@@ -826,7 +989,7 @@ fn validate_layout(tensors: &[TensorInfo]) -> Result<u64, HeaderError> {
             return Err(HeaderError::SizeMismatch {
                 tensor: t.name.clone(),
                 dtype: t.dtype,
-                shape: t.shape.clone(),
+                shape: t.shape.to_vec(),
                 expected,
                 actual,
             });
@@ -857,7 +1020,8 @@ fn parse_metadata(value: Value) -> Result<Vec<(String, String)>, HeaderError> {
             ),
         });
     };
-    map.into_iter()
+    let mut entries = map
+        .into_iter()
         .map(|(k, v)| match v {
             Value::String(s) => Ok((k, s)),
             other => Err(HeaderError::InvalidMetadata {
@@ -867,7 +1031,10 @@ fn parse_metadata(value: Value) -> Result<Vec<(String, String)>, HeaderError> {
                 ),
             }),
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    // Sorted whatever map type serde_json was built with.
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok(entries)
 }
 
 fn parse_entry(name: String, value: &Value) -> Result<TensorInfo, HeaderError> {
@@ -926,7 +1093,7 @@ fn parse_entry(name: String, value: &Value) -> Result<TensorInfo, HeaderError> {
     Ok(TensorInfo {
         name,
         dtype,
-        shape,
+        shape: shape.into(),
         data_offsets: (begin, end),
     })
 }
@@ -2861,7 +3028,7 @@ mod tests {
             tensors.push(TensorInfo {
                 name,
                 dtype,
-                shape,
+                shape: shape.into(),
                 data_offsets: offsets[i],
             });
         }

@@ -3,6 +3,7 @@
 mod calibration;
 mod catalog;
 mod hand_values;
+mod header_paths;
 mod properties;
 mod real_safetensors;
 mod regressions;
