@@ -141,7 +141,7 @@ pub fn SizeView() -> impl IntoView {
         <div class="vf-size">
             {move || st.plan.get().err().map(|e| view! { <p class="vf-verdict vf-bad" role="alert">{e}</p> })}
             {move || ok.get().map(|p| view! {
-                <p class=fit_class(p.estimate.fit) data-testid="verdict">{p.estimate.verdict.clone()}</p>
+                <p class=fit_class(p.estimate.fit) data-testid="verdict">{p.estimate.verdict.to_string()}</p>
             })}
             <div class="vf-figures">
                 <Figure label="Weights per GPU" testid="weights-per-gpu" help="Weights on one GPU at this layout"

@@ -329,7 +329,7 @@ fn resolve(cat: &Catalog, a: &PlanArgs) -> Res<(Plan, Inputs)> {
 #[derive(Serialize)]
 struct PlanJson<'a> {
     fits: bool,
-    verdict: &'a str,
+    verdict: String,
     fit: Fit,
     model: &'a str,
     gpu: &'a str,
@@ -405,7 +405,7 @@ fn plan_json(p: &Plan) -> String {
     let e = &p.estimate;
     let j = PlanJson {
         fits: matches!(e.fit, Fit::Fits | Fit::FitsWithQueueing),
-        verdict: &e.verdict,
+        verdict: e.verdict.to_string(),
         fit: e.fit,
         model: &p.model_id,
         gpu: &p.gpu_id,

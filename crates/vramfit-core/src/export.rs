@@ -68,7 +68,7 @@ pub fn plan_markdown(p: &Plan, units: Units) -> String {
         p.pipeline_parallel_size,
         p.replicas,
         p.gpus_needed,
-        md_cell(&e.verdict)
+        md_cell(&e.verdict.to_string())
     );
     for (k, v) in [
         ("weights", e.weights_bytes),

@@ -739,6 +739,18 @@ impl ModelArch {
     /// Parameters of decoder layer `i`, split by how tensor parallelism shards them.
     #[must_use]
     pub fn layer_params(&self, i: u64) -> ParamBreakdown {
+        let is_moe = self
+            .layer_is_moe
+            .get(usize::try_from(i).unwrap_or(usize::MAX))
+            .copied()
+            .unwrap_or(false);
+        self.layer_params_of_kind(is_moe)
+    }
+
+    /// Parameters of a decoder layer that is MoE (`is_moe`, when the model has experts) or
+    /// dense: layers differ in nothing else, so sizing computes one of each kind.
+    #[must_use]
+    pub fn layer_params_of_kind(&self, is_moe: bool) -> ParamBreakdown {
         let h = self.hidden;
         let mut p = ParamBreakdown::default();
         // Attention
@@ -774,11 +786,6 @@ impl ModelArch {
         }
         p.replicated += self.norms_per_layer * h * if self.norm_bias { 2 } else { 1 };
         // MLP
-        let is_moe = self
-            .layer_is_moe
-            .get(usize::try_from(i).unwrap_or(usize::MAX))
-            .copied()
-            .unwrap_or(false);
         match (is_moe, self.moe) {
             (true, Some(m)) => {
                 p.expert += m.experts * 3 * h * m.expert_intermediate;

@@ -495,7 +495,7 @@ pub fn plan_arch(
         .into_iter()
         .map(|fm| format_row(&base, gpu, inputs, fm, group))
         .collect();
-    let mut warnings = est.warnings.clone();
+    let mut warnings = est.warnings.to_strings();
     if let Some(p) = &problem {
         warnings.push(format!("invalid layout: {p}"));
     }

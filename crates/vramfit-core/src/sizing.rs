@@ -61,6 +61,7 @@ use crate::catalog::Gpu;
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::model::{LayerAttention, ModelArch};
 use serde::Serialize;
+use std::fmt;
 
 /// 2^30.
 pub const GIB: u64 = 1 << 30;
@@ -264,7 +265,9 @@ impl Scenario {
 /// Weight bytes on the busiest GPU, and per pipeline stage.
 #[must_use]
 pub fn weights_per_gpu(s: &Scenario) -> u64 {
-    stage_weights(s).into_iter().max().unwrap_or(0)
+    let mut max = 0;
+    for_each_stage_weights(s, |bytes| max = max.max(bytes));
+    max
 }
 
 fn ceil_div(a: u64, b: u64) -> u64 {
@@ -274,57 +277,67 @@ fn ceil_div(a: u64, b: u64) -> u64 {
 /// Weight bytes of each pipeline stage on one of its TP ranks.
 #[must_use]
 pub fn stage_weights(s: &Scenario) -> Vec<u64> {
+    let mut out = Vec::new();
+    for_each_stage_weights(s, |bytes| out.push(bytes));
+    out
+}
+
+/// MoE layers among layers `start..start + n` (layers past `is_moe` are dense).
+fn moe_layers_in(is_moe: &[bool], start: u64, n: u64) -> u64 {
+    let clip = |i: u64| usize::try_from(i).map_or(is_moe.len(), |i| i.min(is_moe.len()));
+    let range = &is_moe[clip(start)..clip(start.saturating_add(n))];
+    u64::try_from(range.iter().filter(|&&x| x).count()).unwrap_or(0)
+}
+
+/// Calls `each` with the weight bytes of every pipeline stage, first to last, on one of its
+/// TP ranks (allocates nothing: every estimate calls it).
+fn for_each_stage_weights(s: &Scenario, mut each: impl FnMut(u64)) {
     let m = &s.model;
     let tp = s.tensor_parallel_size.max(1);
     let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));
     let f = s.format;
     let hp = f.high_precision_bytes();
     let g = s.group_size;
+    let kv_shard = if m.kv_heads >= tp {
+        tp
+    } else {
+        m.kv_heads.max(1)
+    };
+    let fa = f.attention_format();
+    let layer_bytes = |is_moe: bool| -> u64 {
+        let p = m.layer_params_of_kind(is_moe);
+        fa.linear_bytes(ceil_div(p.attn_sharded, tp), m.hidden, g)
+            + f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g)
+            + fa.linear_bytes(ceil_div(p.linear_kv, kv_shard), m.hidden, g)
+            + fa.linear_bytes(p.linear_replicated, m.hidden, g)
+            + f.expert_bytes(ceil_div(p.expert, tp), m.hidden, g)
+            + (p.router + p.replicated) * hp
+            + ceil_div(p.bias_sharded, tp) * hp
+            + ceil_div(p.bias_kv, kv_shard) * hp
+    };
+    // Bytes of one MoE and one dense layer, sized when a stage first holds one.
+    let (mut moe_layer, mut dense_layer) = (None, None);
+    let vocab_padded = m.vocab.div_ceil(64) * 64;
+    let vocab_shard = ceil_div(vocab_padded, tp) * m.hidden * hp;
     // Layer ranges per stage: vLLM `get_pp_indices` gives each stage layers/pp, the
     // remainder to the last stages.
     let base = m.layers / pp;
     let rem = m.layers % pp;
-    let mut out = Vec::new();
     let mut start = 0;
     for stage in 0..pp {
         let n = base + u64::from(stage >= pp - rem);
         let mut bytes = 0u64;
         // Layers differ only in being MoE or dense: size one of each kind and count them
         // (an estimate must not walk every layer).
-        let kv_shard = if m.kv_heads >= tp {
-            tp
-        } else {
-            m.kv_heads.max(1)
-        };
-        let fa = f.attention_format();
-        let layer_bytes = |i: u64| -> u64 {
-            let p = m.layer_params(i);
-            fa.linear_bytes(ceil_div(p.attn_sharded, tp), m.hidden, g)
-                + f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g)
-                + fa.linear_bytes(ceil_div(p.linear_kv, kv_shard), m.hidden, g)
-                + fa.linear_bytes(p.linear_replicated, m.hidden, g)
-                + f.expert_bytes(ceil_div(p.expert, tp), m.hidden, g)
-                + (p.router + p.replicated) * hp
-                + ceil_div(p.bias_sharded, tp) * hp
-                + ceil_div(p.bias_kv, kv_shard) * hp
-        };
-        let is_moe = |i: u64| {
-            m.layer_is_moe
-                .get(usize::try_from(i).unwrap_or(usize::MAX))
-                .copied()
-                .unwrap_or(false)
-        };
-        let n_moe = u64::try_from((start..start + n).filter(|&i| is_moe(i)).count()).unwrap_or(0);
+        let n_moe = moe_layers_in(&m.layer_is_moe, start, n);
         let n_dense = n - n_moe;
-        if let Some(i) = (start..start + n).find(|&i| is_moe(i)) {
-            bytes += n_moe * layer_bytes(i);
+        if n_moe > 0 {
+            bytes += n_moe * *moe_layer.get_or_insert_with(|| layer_bytes(true));
         }
-        if let Some(i) = (start..start + n).find(|&i| !is_moe(i)) {
-            bytes += n_dense * layer_bytes(i);
+        if n_dense > 0 {
+            bytes += n_dense * *dense_layer.get_or_insert_with(|| layer_bytes(false));
         }
         start += n;
-        let vocab_padded = m.vocab.div_ceil(64) * 64;
-        let vocab_shard = ceil_div(vocab_padded, tp) * m.hidden * hp;
         if stage == 0 {
             bytes += vocab_shard;
             bytes += ceil_div(m.extra_params, tp) * hp;
@@ -337,9 +350,8 @@ pub fn stage_weights(s: &Scenario) -> Vec<u64> {
                 bytes += vocab_shard;
             }
         }
-        out.push(bytes);
+        each(bytes);
     }
-    out
 }
 
 /// Default `max_num_seqs` and `max_num_batched_tokens` of vLLM's OpenAI server for a GPU.
@@ -381,77 +393,232 @@ pub struct KvGroup {
     pub layers: u64,
 }
 
+/// A short list of `Copy` items kept inline up to `N`, on the heap past that: the sliding
+/// windows of a model (one or two kinds) fit inline, so an estimate allocates nothing.
+#[derive(Clone)]
+enum Inline<T: Copy, const N: usize> {
+    Inline { len: usize, items: [T; N] },
+    Heap(Vec<T>),
+}
+
+impl<T: Copy, const N: usize> Inline<T, N> {
+    fn new(fill: T) -> Self {
+        Self::Inline {
+            len: 0,
+            items: [fill; N],
+        }
+    }
+
+    fn push(&mut self, x: T) {
+        match self {
+            Self::Inline { len, items } if *len < N => {
+                items[*len] = x;
+                *len += 1;
+            }
+            Self::Inline { items, .. } => {
+                let mut v = Vec::with_capacity(2 * N + 1);
+                v.extend_from_slice(&items[..]);
+                v.push(x);
+                *self = Self::Heap(v);
+            }
+            Self::Heap(v) => v.push(x),
+        }
+    }
+
+    fn as_slice(&self) -> &[T] {
+        match self {
+            Self::Inline { len, items } => &items[..*len],
+            Self::Heap(v) => v,
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        match self {
+            Self::Inline { len, items } => &mut items[..*len],
+            Self::Heap(v) => v,
+        }
+    }
+}
+
+/// The KV groups of an estimate (vLLM hybrid allocator), kept as the layer counts they are
+/// cut from: the layers of each sliding window, then the full-attention layers, each cut
+/// into groups of `group_size` layers (the last group of a kind may hold fewer).
+/// [`KvGroups::iter`] lists the groups in vLLM's order; serialized as that list.
+#[derive(Clone)]
+pub struct KvGroups {
+    /// (window, layers) of each sliding window, in order of first appearance.
+    windows: Inline<(u64, u64), 2>,
+    /// Full-attention layers.
+    full: u64,
+    /// Layers per group (at least 1).
+    group_size: u64,
+}
+
+impl KvGroups {
+    /// The groups, in vLLM's order (sliding windows first, then full attention).
+    pub fn iter(&self) -> impl Iterator<Item = KvGroup> + '_ {
+        let size = self.group_size.max(1);
+        let cut = move |window: Option<u64>, n: u64| {
+            (0..n.div_ceil(size)).map(move |k| KvGroup {
+                window,
+                layers: (n - k * size).min(size),
+            })
+        };
+        self.windows
+            .as_slice()
+            .iter()
+            .flat_map(move |&(w, n)| cut(Some(w), n))
+            .chain(cut(None, self.full))
+    }
+
+    /// Number of groups.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        usize::try_from(self.count()).unwrap_or(usize::MAX)
+    }
+
+    /// Whether there are no groups (never, for an estimate).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.count() == 0
+    }
+
+    /// The groups as a list.
+    #[must_use]
+    pub fn to_vec(&self) -> Vec<KvGroup> {
+        self.iter().collect()
+    }
+
+    /// Layers per group (tensor slots).
+    #[must_use]
+    pub fn group_size(&self) -> u64 {
+        self.group_size
+    }
+
+    /// Groups of `n` layers of one kind.
+    fn groups_of(&self, n: u64) -> u64 {
+        n.div_ceil(self.group_size.max(1))
+    }
+
+    fn count(&self) -> u64 {
+        self.windows
+            .as_slice()
+            .iter()
+            .map(|&(_, n)| self.groups_of(n))
+            .sum::<u64>()
+            + self.groups_of(self.full)
+    }
+
+    /// Layers over all groups.
+    fn layers(&self) -> u64 {
+        self.windows.as_slice().iter().map(|&(_, n)| n).sum::<u64>() + self.full
+    }
+
+    /// [`blocks_for_len`] over these groups: the groups of one kind need the same blocks each,
+    /// so each kind's blocks are counted once and multiplied by its groups.
+    fn blocks_for_len(&self, block_size: u64, max_num_batched_tokens: u64, len: u64) -> u64 {
+        let one = |window: Option<u64>| {
+            blocks_for_len(
+                &[KvGroup { window, layers: 0 }],
+                block_size,
+                max_num_batched_tokens,
+                len,
+            )
+        };
+        let sliding: u64 = self
+            .windows
+            .as_slice()
+            .iter()
+            .map(|&(w, n)| self.groups_of(n) * one(Some(w)))
+            .sum();
+        let full = self.groups_of(self.full);
+        sliding + if full == 0 { 0 } else { full * one(None) }
+    }
+}
+
+impl PartialEq for KvGroups {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl fmt::Debug for KvGroups {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for KvGroups {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(self.iter())
+    }
+}
+
 /// KV groups of the busiest pipeline stage, and layers per group (tensor slots).
 #[must_use]
 pub fn kv_groups(s: &Scenario) -> (Vec<KvGroup>, u64) {
+    let groups = kv_groups_compact(s);
+    (groups.to_vec(), groups.group_size)
+}
+
+/// [`kv_groups`] without allocating (for every estimate).
+fn kv_groups_compact(s: &Scenario) -> KvGroups {
     let m = &s.model;
     let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));
     let n_stage = m.layers.div_ceil(pp);
-    let attn = &m.layer_attention;
-    let stage_layers: Vec<&LayerAttention> = attn
+    let uniform = |layers: u64| KvGroups {
+        windows: Inline::new((0, 0)),
+        full: layers,
+        group_size: layers,
+    };
+    if !matches!(s.engine, Engine::Vllm { .. }) {
+        // An engine without hybrid allocation: every layer keeps the full context, except
+        // SGLang/TRT-LLM which we treat conservatively.
+        return uniform(n_stage.max(1));
+    }
+    let stage_layers = m
+        .layer_attention
         .iter()
-        .take(usize::try_from(n_stage).unwrap_or(0))
-        .collect();
-    let full = u64::try_from(
-        stage_layers
-            .iter()
-            .filter(|a| matches!(a, LayerAttention::Full))
-            .count(),
-    )
-    .unwrap_or(0);
-    let mut windows: Vec<(u64, u64)> = Vec::new();
-    for a in &stage_layers {
-        if let LayerAttention::Sliding { window } = a {
-            match windows.iter_mut().find(|(w, _)| w == window) {
-                Some(e) => e.1 += 1,
-                None => windows.push((*window, 1)),
+        .take(usize::try_from(n_stage).unwrap_or(0));
+    let mut full = 0u64;
+    // (window, layers), in order of first appearance.
+    let mut windows: Inline<(u64, u64), 2> = Inline::new((0, 0));
+    for a in stage_layers {
+        match a {
+            LayerAttention::Full => full += 1,
+            LayerAttention::Sliding { window } => {
+                match windows.as_mut_slice().iter_mut().find(|(w, _)| w == window) {
+                    Some(e) => e.1 += 1,
+                    None => windows.push((*window, 1)),
+                }
             }
         }
     }
-    if windows.is_empty() || !matches!(s.engine, Engine::Vllm { .. }) {
-        // Uniform (or an engine without hybrid allocation: every layer keeps the full context,
-        // except SGLang/TRT-LLM which we treat conservatively).
-        let total = n_stage.max(1);
-        return (
-            vec![KvGroup {
-                window: None,
-                layers: total,
-            }],
-            total,
-        );
+    let kinds = windows.as_slice();
+    if kinds.is_empty() {
+        // Uniform.
+        return uniform(n_stage.max(1));
     }
-    if full == 0 && windows.len() == 1 {
-        let (w, n) = windows[0];
-        return (
-            vec![KvGroup {
-                window: Some(w),
-                layers: n,
-            }],
-            n,
-        );
+    if full == 0 && kinds.len() == 1 {
+        let n = kinds[0].1;
+        return KvGroups {
+            windows,
+            full: 0,
+            group_size: n,
+        };
     }
-    let mut counts: Vec<u64> = windows.iter().map(|(_, n)| *n).collect();
-    if full > 0 {
-        counts.push(full);
+    let group_size = kinds
+        .iter()
+        .map(|(_, n)| *n)
+        .chain((full > 0).then_some(full))
+        .min()
+        .unwrap_or(1)
+        .max(1);
+    KvGroups {
+        windows,
+        full,
+        group_size,
     }
-    let group_size = counts.iter().copied().min().unwrap_or(1).max(1);
-    let mut groups = Vec::new();
-    for (w, n) in &windows {
-        for k in 0..n.div_ceil(group_size) {
-            let layers = (n - k * group_size).min(group_size);
-            groups.push(KvGroup {
-                window: Some(*w),
-                layers,
-            });
-        }
-    }
-    for k in 0..full.div_ceil(group_size) {
-        groups.push(KvGroup {
-            window: None,
-            layers: (full - k * group_size).min(group_size),
-        });
-    }
-    (groups, group_size)
 }
 
 /// The memory verdict.
@@ -515,13 +682,217 @@ pub struct Estimate {
     /// What nvidia-smi will show per GPU once serving.
     pub nvidia_smi_bytes: u64,
     /// KV groups of the busiest stage (vLLM hybrid allocator).
-    pub kv_groups: Vec<KvGroup>,
+    pub kv_groups: KvGroups,
     /// The verdict.
     pub fit: Fit,
-    /// Plain-words verdict with the fix.
-    pub verdict: String,
-    /// Assumptions and warnings.
-    pub warnings: Vec<String>,
+    /// Plain-words verdict with the fix (text via `Display` / `to_string()`).
+    pub verdict: Verdict,
+    /// Assumptions and warnings (texts via [`Warnings::iter`] / [`Warnings::to_strings`]).
+    pub warnings: Warnings,
+}
+
+/// The plain-words verdict of an [`Estimate`] with the fix, kept as the numbers it quotes and
+/// written out only when displayed (`Display`, `to_string()`; serialized as its text).
+#[derive(Clone, PartialEq)]
+pub struct Verdict {
+    fit: Fit,
+    /// KV pool before clamping.
+    pool: i64,
+    /// KV bytes of one request of `max_model_len`.
+    per_request: u64,
+    /// Longest `max_model_len` that fits.
+    len_fit: u64,
+    /// Requests of the workload's length that fit at once.
+    conc: f64,
+    /// Memory fraction used.
+    util: f64,
+    /// Tensor parallel size (at least 1).
+    tp: u64,
+    /// Whether the KV cache is already fp8.
+    kv_fp8: bool,
+    /// The scenario's `max_model_len`.
+    model_len: u64,
+    /// Prompt + output tokens of one request.
+    workload_tokens: u64,
+    /// Concurrent users.
+    users: u64,
+}
+
+/// `{:.2} GiB` of a signed byte count (display only).
+struct GibSigned(i64);
+
+impl fmt::Display for GibSigned {
+    fn fmt(&self, fm: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // OK because: display only.
+        #[allow(clippy::cast_precision_loss)]
+        let v = self.0 as f64 / f(GIB);
+        write!(fm, "{v:.2} GiB")
+    }
+}
+
+/// `{:.2} GiB` of a byte count.
+struct Gib(u64);
+
+impl fmt::Display for Gib {
+    fn fmt(&self, fm: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(fm, "{:.2} GiB", f(self.0) / f(GIB))
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let util = self.util;
+        let conc = self.conc;
+        let next_tp = self.tp.wrapping_mul(2).min(64);
+        let fp8_hint = if self.kv_fp8 {
+            ""
+        } else {
+            ", `--kv-cache-dtype fp8`"
+        };
+        match self.fit {
+            Fit::WeightsTooLarge => write!(
+                f,
+                "will not start: weights and runtime need more than the {util:.2} × memory budget (KV pool would be {}) — use `--tensor-parallel-size {next_tp}`, a smaller format (fp8 or int4), or a GPU with more memory",
+                GibSigned(self.pool)
+            ),
+            Fit::KvTooSmall => {
+                let len_fit = self.len_fit;
+                let round = (len_fit / 1000) * 1000;
+                let len_hint = if round >= 1000 { round } else { len_fit };
+                write!(
+                    f,
+                    "will not start: one request of {} tokens needs {} of KV cache, the pool is {} — use `--max-model-len {len_hint}`{fp8_hint}, or `--tensor-parallel-size {next_tp}`",
+                    self.model_len,
+                    Gib(self.per_request),
+                    GibSigned(self.pool)
+                )
+            }
+            Fit::FitsWithQueueing => write!(
+                f,
+                "starts, but only {conc:.1} requests of {} tokens fit in the KV cache at once; {} users will queue — add GPUs (`--tensor-parallel-size {next_tp}` or replicas){fp8_hint}",
+                self.workload_tokens,
+                self.users
+            ),
+            Fit::Fits => write!(
+                f,
+                "fits: KV pool {} holds {conc:.1} concurrent requests of {} tokens",
+                GibSigned(self.pool),
+                self.workload_tokens
+            ),
+        }
+    }
+}
+
+impl fmt::Debug for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_string(), f)
+    }
+}
+
+impl Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_str(self)
+    }
+}
+
+/// One assumption or warning of an [`Estimate`]; its text via `Display`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Warning {
+    /// `max_model_len` exceeds the model's `max_position_embeddings`.
+    LongerThanModel {
+        /// The `max_model_len` used.
+        max_model_len: u64,
+        /// The model's `max_position_embeddings`.
+        max_position_embeddings: u64,
+    },
+    /// An fp32 checkpoint loaded at fp32 by transformers.
+    Fp32Checkpoint,
+    /// The tensor parallel size does not divide the attention heads.
+    TpDoesNotDivideHeads {
+        /// Tensor parallel size.
+        tp: u64,
+        /// Attention heads.
+        heads: u64,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::LongerThanModel {
+                max_model_len,
+                max_position_embeddings,
+            } => write!(
+                f,
+                "max_model_len {max_model_len} exceeds the model's max_position_embeddings {max_position_embeddings}; vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+            ),
+            Self::Fp32Checkpoint => f.write_str("this is an fp32 checkpoint: 4 bytes per parameter; load it with torch_dtype=torch.bfloat16 to halve it"),
+            Self::TpDoesNotDivideHeads { tp, heads } => write!(
+                f,
+                "tensor_parallel_size {tp} does not divide {heads} attention heads: vLLM refuses this layout"
+            ),
+        }
+    }
+}
+
+impl fmt::Debug for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_string(), f)
+    }
+}
+
+impl Serialize for Warning {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_str(self)
+    }
+}
+
+/// The warnings of an [`Estimate`], in order (at most one of each [`Warning`] kind);
+/// serialized as a list of texts.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct Warnings([Option<Warning>; 3]);
+
+impl Warnings {
+    fn push(&mut self, w: Warning) {
+        if let Some(slot) = self.0.iter_mut().find(|x| x.is_none()) {
+            *slot = Some(w);
+        }
+    }
+
+    /// The warnings, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Warning> + '_ {
+        self.0.iter().flatten().copied()
+    }
+
+    /// How many.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0[0].is_none()
+    }
+
+    /// Their texts, in order.
+    #[must_use]
+    pub fn to_strings(&self) -> Vec<String> {
+        self.iter().map(|w| w.to_string()).collect()
+    }
+}
+
+impl fmt::Debug for Warnings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Warnings {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(self.iter())
+    }
 }
 
 /// Sizes one scenario on one GPU. Never fails: "does not fit" is a verdict.
@@ -549,7 +920,7 @@ pub fn estimate(s: &Scenario, gpu_total_gib: f64, gpu: Option<&Gpu>) -> Estimate
 #[allow(clippy::too_many_lines)] // one engine model, step by step, as the module docs read
 pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let m = &s.model;
-    let mut warnings = Vec::new();
+    let mut warnings = Warnings::default();
     let tp = s.tensor_parallel_size.max(1);
     let world = s.world_size();
     let util = s
@@ -569,19 +940,16 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         .unwrap_or_else(|| s.engine.default_block_size())
         .clamp(1, 1 << 16);
     if max_model_len > m.max_position_embeddings {
-        warnings.push(format!(
-            "max_model_len {max_model_len} exceeds the model's max_position_embeddings {}; vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
-            m.max_position_embeddings
-        ));
+        warnings.push(Warning::LongerThanModel {
+            max_model_len,
+            max_position_embeddings: m.max_position_embeddings,
+        });
     }
     if m.stored_fp32 && s.engine == Engine::Transformers && s.format == WeightFormat::Fp32 {
-        warnings.push("this is an fp32 checkpoint: 4 bytes per parameter; load it with torch_dtype=torch.bfloat16 to halve it".into());
+        warnings.push(Warning::Fp32Checkpoint);
     }
     if !m.heads.is_multiple_of(tp) {
-        warnings.push(format!(
-            "tensor_parallel_size {tp} does not divide {} attention heads: vLLM refuses this layout",
-            m.heads
-        ));
+        warnings.push(Warning::TpDoesNotDivideHeads { tp, heads: m.heads });
     }
 
     let weights = weights_per_gpu(s);
@@ -719,8 +1087,9 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
 
     // KV layout.
     let per_layer = m.kv_bytes_per_token_layer(s.kv_bytes(), tp);
-    let (groups, group_size) = kv_groups(s);
-    let layers_on_gpu: u64 = groups.iter().map(|g| g.layers).sum();
+    let groups = kv_groups_compact(s);
+    let group_size = groups.group_size;
+    let layers_on_gpu = groups.layers();
     let kv_bytes_per_token = per_layer * layers_on_gpu;
     let page = block_size * per_layer;
     let kv_blocks = if page == 0 {
@@ -728,11 +1097,11 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     } else {
         pool / page.saturating_mul(group_size)
     };
-    let n_groups = u64::try_from(groups.len()).unwrap_or(1).max(1);
+    let n_groups = groups.count().max(1);
     let kv_tokens = kv_blocks / n_groups * block_size;
     // Blocks one request of `len` tokens needs, over all groups (vLLM
     // `get_max_concurrency_for_kv_cache_config`).
-    let blocks_for = |len: u64| blocks_for_len(&groups, block_size, max_num_batched_tokens, len);
+    let blocks_for = |len: u64| groups.blocks_for_len(block_size, max_num_batched_tokens, len);
     let req_blocks = blocks_for(max_model_len);
     let kv_bytes_per_request = req_blocks.saturating_mul(page).saturating_mul(group_size);
     let max_concurrency = if req_blocks == 0 {
@@ -750,20 +1119,14 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     } else {
         f(kv_blocks) / f(wl_blocks)
     };
-    // Longest single request that fits: binary search on blocks_for.
+    // Longest single request that fits.
     // Capped at the model's max_position_embeddings: vLLM refuses longer max_model_len.
-    let max_model_len_fit = {
-        let (mut lo, mut hi) = (0u64, m.max_position_embeddings.max(1));
-        while lo < hi {
-            let mid = lo + (hi - lo).div_ceil(2);
-            if blocks_for(mid) <= kv_blocks {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        lo
-    };
+    let max_model_len_fit = groups.longest_fitting_len(
+        block_size,
+        max_num_batched_tokens,
+        kv_blocks,
+        m.max_position_embeddings.max(1),
+    );
 
     let nvidia_smi = match s.engine {
         Engine::Vllm { .. } => budget.max(weights + activation + non_torch) + cuda_graph + context,
@@ -779,15 +1142,20 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     } else {
         Fit::Fits
     };
-    let verdict = verdict_text(
-        s,
+    let verdict = Verdict {
         fit,
-        pool_signed,
-        kv_bytes_per_request,
-        max_model_len_fit,
-        max_concurrency_workload,
+        pool: pool_signed,
+        per_request: kv_bytes_per_request,
+        len_fit: max_model_len_fit,
+        conc: max_concurrency_workload,
         util,
-    );
+        tp,
+        kv_fp8: s.kv_dtype == KvDtype::Fp8,
+        model_len: s.model_len(),
+        // Wrapping as the text always did (release arithmetic); the plan reports workloads.
+        workload_tokens: s.prompt_tokens.wrapping_add(s.output_tokens),
+        users: s.concurrent_users,
+    };
     Estimate {
         budget_bytes: budget,
         gpu_total_bytes,
@@ -843,6 +1211,46 @@ pub fn blocks_for_len(
         .sum()
 }
 
+impl KvGroups {
+    /// The largest `len ≤ cap` whose request fits in `kv_blocks` blocks (0 if none): a
+    /// binary search on [`blocks_for_len`]. Without sliding windows every group needs
+    /// `⌈len / block⌉` blocks, so the answer is `⌊kv_blocks / groups⌋ × block` (capped): the
+    /// value the search finds, without searching.
+    fn longest_fitting_len(
+        &self,
+        block_size: u64,
+        max_num_batched_tokens: u64,
+        kv_blocks: u64,
+        cap: u64,
+    ) -> u64 {
+        if self.windows.as_slice().is_empty() {
+            let per_group = kv_blocks / self.count().max(1);
+            return per_group.saturating_mul(block_size.max(1)).min(cap);
+        }
+        self.longest_fitting_len_search(block_size, max_num_batched_tokens, kv_blocks, cap)
+    }
+
+    /// [`Self::longest_fitting_len`] by binary search, for any groups.
+    fn longest_fitting_len_search(
+        &self,
+        block_size: u64,
+        max_num_batched_tokens: u64,
+        kv_blocks: u64,
+        cap: u64,
+    ) -> u64 {
+        let (mut lo, mut hi) = (0u64, cap);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if self.blocks_for_len(block_size, max_num_batched_tokens, mid) <= kv_blocks {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+}
+
 impl Estimate {
     /// Longest context (prompt + output) each of `users` concurrent requests can have:
     /// the largest `L` with `users × blocks(L) ≤ blocks in the pool`.
@@ -850,8 +1258,7 @@ impl Estimate {
     pub fn longest_len_for_users(&self, users: u64) -> u64 {
         let users = users.max(1);
         let fits = |l: u64| {
-            users.saturating_mul(blocks_for_len(
-                &self.kv_groups,
+            users.saturating_mul(self.kv_groups.blocks_for_len(
                 self.block_size,
                 self.max_num_batched_tokens,
                 l,
@@ -877,56 +1284,197 @@ fn i128_to_i64(v: i128) -> i64 {
 /// Formats bytes as GiB with two decimals.
 #[must_use]
 pub fn fmt_gib(bytes: u64) -> String {
-    format!("{:.2} GiB", f(bytes) / f(GIB))
+    Gib(bytes).to_string()
 }
 
-fn fmt_gib_signed(bytes: i64) -> String {
-    // OK because: display only.
-    #[allow(clippy::cast_precision_loss)]
-    let v = bytes as f64 / f(GIB);
-    format!("{v:.2} GiB")
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
 
-fn verdict_text(
-    s: &Scenario,
-    fit: Fit,
-    pool: i64,
-    per_request: u64,
-    len_fit: u64,
-    conc: f64,
-    util: f64,
-) -> String {
-    let tp = s.tensor_parallel_size.max(1);
-    let next_tp = (tp * 2).min(64);
-    let fp8_hint = if s.kv_dtype == KvDtype::Fp8 {
-        String::new()
-    } else {
-        ", `--kv-cache-dtype fp8`".to_string()
-    };
-    match fit {
-        Fit::WeightsTooLarge => format!(
-            "will not start: weights and runtime need more than the {util:.2} × memory budget (KV pool would be {}) — use `--tensor-parallel-size {next_tp}`, a smaller format (fp8 or int4), or a GPU with more memory",
-            fmt_gib_signed(pool)
-        ),
-        Fit::KvTooSmall => {
-            let round = (len_fit / 1000) * 1000;
-            let len_hint = if round >= 1000 { format!("`--max-model-len {round}`") } else { format!("`--max-model-len {len_fit}`") };
-            format!(
-                "will not start: one request of {} tokens needs {} of KV cache, the pool is {} — use {len_hint}{fp8_hint}, or `--tensor-parallel-size {next_tp}`",
-                s.model_len(),
-                fmt_gib(per_request),
-                fmt_gib_signed(pool)
-            )
+    /// The KV groups as a list, the way they were built before [`KvGroups`] kept counts.
+    fn reference_groups(s: &Scenario) -> (Vec<KvGroup>, u64) {
+        let m = &s.model;
+        let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));
+        let n_stage = m.layers.div_ceil(pp);
+        let stage: Vec<&LayerAttention> = m
+            .layer_attention
+            .iter()
+            .take(usize::try_from(n_stage).unwrap_or(0))
+            .collect();
+        let full = stage
+            .iter()
+            .filter(|a| matches!(a, LayerAttention::Full))
+            .count() as u64;
+        let mut windows: Vec<(u64, u64)> = Vec::new();
+        for a in &stage {
+            if let LayerAttention::Sliding { window } = a {
+                match windows.iter_mut().find(|(w, _)| w == window) {
+                    Some(e) => e.1 += 1,
+                    None => windows.push((*window, 1)),
+                }
+            }
         }
-        Fit::FitsWithQueueing => format!(
-            "starts, but only {conc:.1} requests of {} tokens fit in the KV cache at once; {} users will queue — add GPUs (`--tensor-parallel-size {next_tp}` or replicas){fp8_hint}",
-            s.prompt_tokens + s.output_tokens,
-            s.concurrent_users
-        ),
-        Fit::Fits => format!(
-            "fits: KV pool {} holds {conc:.1} concurrent requests of {} tokens",
-            fmt_gib_signed(pool),
-            s.prompt_tokens + s.output_tokens
-        ),
+        if windows.is_empty() || !matches!(s.engine, Engine::Vllm { .. }) {
+            let total = n_stage.max(1);
+            return (
+                vec![KvGroup {
+                    window: None,
+                    layers: total,
+                }],
+                total,
+            );
+        }
+        if full == 0 && windows.len() == 1 {
+            let (w, n) = windows[0];
+            return (
+                vec![KvGroup {
+                    window: Some(w),
+                    layers: n,
+                }],
+                n,
+            );
+        }
+        let mut counts: Vec<u64> = windows.iter().map(|(_, n)| *n).collect();
+        if full > 0 {
+            counts.push(full);
+        }
+        let size = counts.iter().copied().min().unwrap_or(1).max(1);
+        let mut groups = Vec::new();
+        for (w, n) in &windows {
+            for k in 0..n.div_ceil(size) {
+                groups.push(KvGroup {
+                    window: Some(*w),
+                    layers: (n - k * size).min(size),
+                });
+            }
+        }
+        for k in 0..full.div_ceil(size) {
+            groups.push(KvGroup {
+                window: None,
+                layers: (full - k * size).min(size),
+            });
+        }
+        (groups, size)
+    }
+
+    /// Checks the counted groups against the list, and the closed-form longest length
+    /// against the binary search.
+    fn check_groups(s: &Scenario) {
+        let g = kv_groups_compact(s);
+        let (list, size) = reference_groups(s);
+        assert_eq!((g.to_vec(), g.group_size), (list.clone(), size));
+        assert_eq!(kv_groups(s), (list.clone(), size));
+        assert_eq!(g.len(), list.len());
+        assert_eq!(g.layers(), list.iter().map(|x| x.layers).sum::<u64>());
+        for (bs, tokens) in [(16, 8192), (1, 2048), (32, 1)] {
+            for len in [0, 1, 15, 16, 17, 1000, 4096, 131_072] {
+                assert_eq!(
+                    g.blocks_for_len(bs, tokens, len),
+                    blocks_for_len(&list, bs, tokens, len)
+                );
+            }
+            for kv_blocks in [0, 1, 7, 1000, 123_456, 1 << 30] {
+                for cap in [1, 8192, 131_072, 1 << 40] {
+                    assert_eq!(
+                        g.longest_fitting_len(bs, tokens, kv_blocks, cap),
+                        g.longest_fitting_len_search(bs, tokens, kv_blocks, cap),
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn counted_kv_groups_are_the_group_list() {
+        let cat = Catalog::bundled();
+        for m in &cat.models {
+            let mut s = Scenario::new(m.arch().unwrap());
+            for engine in [Engine::DEFAULT, Engine::Sglang] {
+                s.engine = engine;
+                for pp in [1, 2, 3, 4, 8] {
+                    s.pipeline_parallel_size = pp;
+                    check_groups(&s);
+                }
+            }
+        }
+        // Patterns the catalog lacks: many window sizes (past the inline two), windows only,
+        // more full layers than sliding ones, no layers.
+        let mut s = Scenario::new(cat.models[0].arch().unwrap());
+        let w = |window| LayerAttention::Sliding { window };
+        for pattern in [
+            vec![w(1), w(2), w(3), w(4), w(5), LayerAttention::Full],
+            vec![w(512), w(4096), w(512), w(4096), w(8192)],
+            vec![w(128); 7],
+            vec![LayerAttention::Full, LayerAttention::Full, w(64)],
+            vec![],
+        ] {
+            s.model.layers = pattern.len() as u64;
+            s.model.layer_attention = pattern;
+            for pp in [1, 2] {
+                s.pipeline_parallel_size = pp;
+                check_groups(&s);
+            }
+        }
+    }
+
+    #[test]
+    fn stage_weights_match_walking_every_layer() {
+        let cat = Catalog::bundled();
+        for entry in &cat.models {
+            let mut s = Scenario::new(entry.arch().unwrap());
+            for (format, tp, pp) in [
+                (WeightFormat::Bf16, 1, 1),
+                (WeightFormat::Fp8, 2, 3),
+                (WeightFormat::Int4Awq, 8, 4),
+                (WeightFormat::Fp8Ffn, 4, 8),
+            ] {
+                s.format = format;
+                s.tensor_parallel_size = tp;
+                s.pipeline_parallel_size = pp;
+                let stages = stage_weights(&s);
+                assert_eq!(stages.iter().copied().max(), Some(weights_per_gpu(&s)));
+                // Every layer through `layer_params` (what sizing did before counting kinds).
+                let (m, f, g) = (&s.model, s.format, s.group_size);
+                let hp = f.high_precision_bytes();
+                let kv_shard = if m.kv_heads >= tp {
+                    tp
+                } else {
+                    m.kv_heads.max(1)
+                };
+                let fa = f.attention_format();
+                let layer = |i: u64| {
+                    let p = m.layer_params(i);
+                    fa.linear_bytes(ceil_div(p.attn_sharded, tp), m.hidden, g)
+                        + f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g)
+                        + fa.linear_bytes(ceil_div(p.linear_kv, kv_shard), m.hidden, g)
+                        + fa.linear_bytes(p.linear_replicated, m.hidden, g)
+                        + f.expert_bytes(ceil_div(p.expert, tp), m.hidden, g)
+                        + (p.router + p.replicated) * hp
+                        + ceil_div(p.bias_sharded, tp) * hp
+                        + ceil_div(p.bias_kv, kv_shard) * hp
+                };
+                let pp = pp.min(m.layers.max(1));
+                let (base, rem) = (m.layers / pp, m.layers % pp);
+                let vocab_shard = ceil_div(m.vocab.div_ceil(64) * 64, tp) * m.hidden * hp;
+                let mut start = 0;
+                for (stage, bytes) in (0..pp).zip(&stages) {
+                    let n = base + u64::from(stage >= pp - rem);
+                    let mut walked: u64 = (start..start + n).map(layer).sum();
+                    start += n;
+                    walked += m.rope_cache_bytes;
+                    if stage == 0 {
+                        walked += vocab_shard + ceil_div(m.extra_params, tp) * hp;
+                    }
+                    if stage == pp - 1 {
+                        walked += m.hidden * hp;
+                        if !m.tied_embeddings || pp > 1 {
+                            walked += vocab_shard;
+                        }
+                    }
+                    assert_eq!(*bytes, walked, "{} stage {stage}", entry.id);
+                }
+            }
+        }
     }
 }

@@ -4,7 +4,7 @@
 use vramfit_core::catalog::Catalog;
 use vramfit_core::dtype::{KvDtype, WeightFormat};
 use vramfit_core::model::ModelArch;
-use vramfit_core::sizing::{estimate_bytes, weights_per_gpu, Scenario, GIB};
+use vramfit_core::sizing::{estimate_bytes, weights_per_gpu, Engine, Fit, Scenario, GIB};
 
 fn arch(id: &str) -> ModelArch {
     Catalog::bundled()
@@ -135,7 +135,7 @@ fn vllm_refuses_when_one_request_does_not_fit() {
     let e = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
     assert_eq!(e.fit, vramfit_core::sizing::Fit::WeightsTooLarge);
     assert!(
-        e.verdict.contains("--tensor-parallel-size 2"),
+        e.verdict.to_string().contains("--tensor-parallel-size 2"),
         "{}",
         e.verdict
     );
@@ -148,12 +148,14 @@ fn vllm_refuses_when_one_request_does_not_fit() {
     assert_eq!(e.kv_bytes_per_request, 131_072 * 131_072);
     assert!(
         e.verdict
+            .to_string()
             .contains("one request of 131072 tokens needs 16.00 GiB of KV cache"),
         "{}",
         e.verdict
     );
     assert!(
-        e.verdict.contains("--max-model-len") && e.verdict.contains("--kv-cache-dtype fp8"),
+        e.verdict.to_string().contains("--max-model-len")
+            && e.verdict.to_string().contains("--kv-cache-dtype fp8"),
         "{}",
         e.verdict
     );
@@ -194,4 +196,99 @@ fn a_speed_target_widens_the_layout_instead_of_adding_replicas() {
         p.tensor_parallel_size
     );
     assert!(fast.speed.decode_tokens_per_s_per_user >= slow * 1.3);
+}
+
+#[test]
+fn verdicts_and_warnings_word_for_word() {
+    // The texts the CLI prints and the app shows, pinned whole: each kind of verdict and
+    // each warning (estimates keep the numbers and write the words when asked).
+    let text = |s: &Scenario, total: u64| {
+        let e = estimate_bytes(s, total);
+        (e.fit, e.verdict.to_string(), e.warnings.to_strings())
+    };
+    let mut s = scen("llama-3.1-70b", 1);
+    s.max_model_len = Some(131_072);
+    assert_eq!(
+        text(&s, (79.19 * GIB as f64) as u64),
+        (
+            Fit::WeightsTooLarge,
+            "will not start: weights and runtime need more than the 0.90 × memory budget (KV pool would be -62.39 GiB) — use `--tensor-parallel-size 2`, a smaller format (fp8 or int4), or a GPU with more memory".to_string(),
+            vec![]
+        )
+    );
+    let mut s = scen("llama-3.1-8b", 1);
+    s.max_model_len = Some(131_072);
+    assert_eq!(
+        text(&s, 23 * GIB),
+        (
+            Fit::KvTooSmall,
+            "will not start: one request of 131072 tokens needs 16.00 GiB of KV cache, the pool is 4.99 GiB — use `--max-model-len 40000`, `--kv-cache-dtype fp8`, or `--tensor-parallel-size 2`".to_string(),
+            vec![]
+        )
+    );
+    let mut s = scen("llama-3.1-8b", 1);
+    s.max_model_len = Some(8192);
+    s.concurrent_users = 400;
+    s.prompt_tokens = 4000;
+    s.output_tokens = 1000;
+    assert_eq!(
+        text(&s, 80 * GIB),
+        (
+            Fit::FitsWithQueueing,
+            "starts, but only 89.7 requests of 5000 tokens fit in the KV cache at once; 400 users will queue — add GPUs (`--tensor-parallel-size 2` or replicas), `--kv-cache-dtype fp8`".to_string(),
+            vec![]
+        )
+    );
+    let mut s = scen("llama-3.1-8b", 3);
+    s.max_model_len = Some(1 << 20);
+    s.kv_dtype = KvDtype::Fp8;
+    s.concurrent_users = 2;
+    assert_eq!(
+        text(&s, 80 * GIB),
+        (
+            Fit::Fits,
+            "fits: KV pool 62.95 GiB holds 3222.8 concurrent requests of 1280 tokens".to_string(),
+            vec![
+                "max_model_len 1048576 exceeds the model's max_position_embeddings 131072; vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1".to_string(),
+                "tensor_parallel_size 3 does not divide 32 attention heads: vLLM refuses this layout".to_string(),
+            ]
+        )
+    );
+    let mut s = scen("qwen2.5-7b", 1);
+    s.engine = Engine::Transformers;
+    s.format = WeightFormat::Fp32;
+    s.model.stored_fp32 = true;
+    let (fit, verdict, warnings) = text(&s, 80 * GIB);
+    assert_eq!(fit, Fit::Fits);
+    assert_eq!(
+        verdict,
+        "fits: KV pool 50.37 GiB holds 736.9 concurrent requests of 1280 tokens"
+    );
+    assert_eq!(warnings, ["this is an fp32 checkpoint: 4 bytes per parameter; load it with torch_dtype=torch.bfloat16 to halve it"]);
+    // Serialized (the CLI's and the app's JSON), the verdict and warnings are their texts.
+    let v = serde_json::to_value(estimate_bytes(&s, 80 * GIB)).unwrap();
+    assert_eq!(v["verdict"], verdict.as_str());
+    assert_eq!(v["warnings"], serde_json::json!(warnings));
+    assert_eq!(
+        v["kv_groups"],
+        serde_json::json!([{ "window": null, "layers": 28 }])
+    );
+}
+
+#[test]
+fn hybrid_kv_groups_serialize_as_the_list_of_groups() {
+    let mut s = scen("gemma-3-12b", 1);
+    s.max_model_len = Some(8192);
+    let e = estimate_bytes(&s, 80 * GIB);
+    let sliding = serde_json::json!({ "window": 1024, "layers": 8 });
+    let full = serde_json::json!({ "window": null, "layers": 8 });
+    assert_eq!(
+        serde_json::to_value(&e).unwrap()["kv_groups"],
+        serde_json::json!([sliding, sliding, sliding, sliding, sliding, full])
+    );
+    assert_eq!(e.kv_groups.to_vec(), vramfit_core::sizing::kv_groups(&s).0);
+    assert_eq!(
+        (e.max_model_len_fit, e.longest_len_for_users(10)),
+        (131_072, 27_024)
+    );
 }
