@@ -36,8 +36,11 @@ pub(super) fn entries(text: &str) -> Option<Entries> {
         pos: 0,
     };
     s.expect(b'{')?;
-    let mut tensors = Vec::new();
-    let mut hashes = Vec::new();
+    // Every entry takes at least ~60 bytes of header: reserve for that many
+    // (address space, touched only as filled) and give back the rest at the
+    // end, instead of copying the entries at every doubling.
+    let mut tensors = Vec::with_capacity(text.len() / 60);
+    let mut hashes = Vec::with_capacity(text.len() / 60);
     let mut metadata = None;
     if s.peek()? == b'}' {
         s.pos += 1;
@@ -73,6 +76,7 @@ pub(super) fn entries(text: &str) -> Option<Entries> {
     if hashes.windows(2).any(|w| w[0] == w[1]) {
         return None;
     }
+    tensors.shrink_to_fit();
     Some((tensors, metadata.unwrap_or_default()))
 }
 
