@@ -110,7 +110,7 @@ pub fn BudgetView() -> impl IntoView {
                 {move || {
                     let mut rows = rows.get();
                     let key = sort.get();
-                    rows.sort_by(|a, b| (!a.meets_target).cmp(&!b.meets_target).then(key.cmp(a, b)));
+                    vramfit_core::order::sort_by(&mut rows, |a, b| (!a.meets_target).cmp(&!b.meets_target).then(key.cmp(a, b)));
                     rows.into_iter()
                         .map(|r| {
                             view! {

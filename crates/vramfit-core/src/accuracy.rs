@@ -102,7 +102,7 @@ impl Summary {
         if v.is_empty() {
             return Self::default();
         }
-        v.sort_by(f64::total_cmp);
+        crate::order::sort_by(&mut v, f64::total_cmp);
         let pick = |q: f64| {
             // OK because: q in [0,1] and len small.
             #[allow(

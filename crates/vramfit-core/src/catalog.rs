@@ -450,7 +450,7 @@ impl Catalog {
         let mut scored: Vec<(usize, &str)> = ids
             .map(|id| (edit_distance(&norm(id), &target), id))
             .collect();
-        scored.sort_by_key(|(d, id)| (*d, id.len()));
+        crate::order::sort_by_key(&mut scored, |(d, id)| (*d, id.len()));
         scored
             .into_iter()
             .take(n)

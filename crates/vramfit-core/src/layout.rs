@@ -74,7 +74,7 @@ pub fn valid_layouts(m: &ModelArch, gpus_per_node: u64) -> Vec<(u64, u64)> {
             }
         }
     }
-    v.sort_by_key(|&(tp, pp)| (tp * pp, pp));
+    crate::order::sort_by_key(&mut v, |&(tp, pp)| (tp * pp, pp));
     v
 }
 
@@ -206,7 +206,7 @@ pub fn cheapest(cat: &crate::catalog::Catalog, inputs: &crate::plan::Inputs) -> 
             meets_target: meets,
         });
     }
-    rows.sort_by(|a, b| {
+    crate::order::sort_by(&mut rows, |a, b| {
         let key = |r: &CostRow| {
             (
                 !r.meets_target,

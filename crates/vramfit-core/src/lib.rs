@@ -13,6 +13,7 @@ pub mod export;
 pub mod layout;
 pub mod model;
 pub mod oom;
+pub mod order;
 pub mod plan;
 pub mod safetensors;
 pub mod share;

@@ -812,7 +812,7 @@ pub fn diagnose_with(report: &OomReport, hints: &Hints) -> Vec<Finding> {
         OomSource::VllmMaxSeqLenTooLarge => ranked.push((1.0, kv_pool_finding(report))),
         OomSource::VllmFreeMemoryAtStartup => ranked.push((1.0, startup_finding(report))),
     }
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    crate::order::sort_by(&mut ranked, |a, b| b.0.total_cmp(&a.0));
     let mut findings: Vec<Finding> = ranked.into_iter().map(|(_, f)| f).collect();
     if let Some(f) = fp32_finding(report, hints) {
         let at = findings

@@ -1033,7 +1033,7 @@ fn parse_metadata(value: Value) -> Result<Vec<(String, String)>, HeaderError> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     // Sorted whatever map type serde_json was built with.
-    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    crate::order::sort_by(&mut entries, |a, b| a.0.cmp(&b.0));
     Ok(entries)
 }
 
@@ -1872,7 +1872,7 @@ pub fn index_shards(index_json: &[u8]) -> Result<Vec<String>, HeaderError> {
         .values()
         .filter_map(|x| x.as_str().map(str::to_string))
         .collect();
-    v.sort();
+    crate::order::sort_by(&mut v, String::cmp);
     v.dedup();
     Ok(v)
 }

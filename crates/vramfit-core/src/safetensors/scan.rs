@@ -253,7 +253,7 @@ impl<'a> Scanner<'a> {
                 _ => return None,
             }
         }
-        out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        crate::order::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
         if out.windows(2).any(|w| w[0].0 == w[1].0) {
             return None;
         }
