@@ -1,6 +1,7 @@
 // vramfit service worker: makes the app work offline after one visit.
 // On install it reads index.html and pre-caches every asset it names (Trunk emits them
-// with content hashes, so a new build means new names and a new cache). Navigations are
+// with content hashes, so a new build means new names and a new cache), plus the catalog's
+// sources (fetched by the Catalog view, not by the first load). Navigations are
 // network-first with the cached page as fallback; assets are cache-first.
 const CACHE = 'vramfit-v1';
 const ASSET = /["'](\/?[^"'\s]+\.(?:js|wasm|css|webmanifest|svg|png))["']/g;
@@ -11,7 +12,7 @@ self.addEventListener('install', (event) => {
     const res = await fetch('./', { cache: 'no-store' });
     const html = await res.clone().text();
     await cache.put('./', res);
-    const urls = new Set(['manifest.webmanifest', 'icon.svg', 'icon-192.png', 'icon-512.png']);
+    const urls = new Set(['manifest.webmanifest', 'icon.svg', 'icon-192.png', 'icon-512.png', 'catalog-sources.json']);
     for (const m of html.matchAll(ASSET)) urls.add(m[1]);
     await Promise.all([...urls].map(async (u) => {
       try {

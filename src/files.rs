@@ -65,7 +65,7 @@ fn http_error(status: u16, what: &str, url: &str) -> String {
 
 /// Fetches `url` with optional Range and token. A server that ignores Range (200 instead of
 /// 206) is aborted before the body is read, so a shard is never downloaded whole.
-async fn get(
+pub(crate) async fn get(
     url: &str,
     range: Option<(u64, u64)>,
     token: &str,

@@ -1,11 +1,14 @@
 //! Compacts the catalog JSON for embedding. For wasm32 (the web bundle) it also drops the
-//! long provenance fields the app never shows (notes, derivations, price sources); the
-//! native build (CLI, tests) keeps every field.
+//! long provenance fields the app's first screen never shows (notes, derivations, price
+//! sources, and each entry's `source`, ~30 KB of the gzipped bundle: the Catalog view
+//! fetches them from `catalog-sources.json`, which `scripts/catalog_sources.py` writes next
+//! to the bundle); the native build (CLI, tests) keeps every field.
 
 use std::fs;
 use std::path::Path;
 
-const DROP: [&str; 4] = [
+const DROP: [&str; 5] = [
+    "source",
     "notes",
     "memory_usable_source",
     "memory_cuda_total_source",

@@ -1,8 +1,26 @@
-//! The catalog: models and GPUs, searchable, each with its source.
+//! The catalog: models and GPUs, searchable, each with its source. The sources are not in
+//! the first-load bundle: the view fetches `catalog-sources.json` (written next to the
+//! bundle at build time, pre-cached by the service worker) when it opens.
 
 use crate::state::CATALOG;
 use leptos::prelude::*;
+use vramfit_core::catalog::Sources;
 use vramfit_core::units::{fmt_count, fmt_params, fmt_usd};
+
+type Loaded = Option<Result<Sources, String>>;
+
+/// The source cell of one entry: the text (with a link when it has one), or the state of
+/// the fetch.
+fn source_cell(loaded: &Loaded, source: impl FnOnce(&Sources) -> Option<String>) -> AnyView {
+    match loaded {
+        None => view! { <span>"loading source…"</span> }.into_any(),
+        Some(Err(e)) => view! { <span>{format!("source unavailable: {e}")}</span> }.into_any(),
+        Some(Ok(s)) => match source(s) {
+            Some(text) => link_or_text(&text),
+            None => view! { <span>"no source recorded"</span> }.into_any(),
+        },
+    }
+}
 
 fn link_or_text(s: &str) -> AnyView {
     match s.split_whitespace().find(|w| w.starts_with("https://")) {
@@ -18,6 +36,21 @@ fn link_or_text(s: &str) -> AnyView {
 #[component]
 pub fn CatalogView() -> impl IntoView {
     let (q, set_q) = signal(String::new());
+    // A task and a signal rather than a `LocalResource`, whose machinery cost ~13 KB of
+    // gzipped wasm, as much as the sources themselves.
+    let (sources, set_sources) = signal(None::<Result<Sources, String>>);
+    leptos::task::spawn_local(async move {
+        let got = crate::files::get("catalog-sources.json", None, "", "the catalog's sources")
+            .await
+            .and_then(|bytes| Sources::from_json(&bytes));
+        set_sources.set(Some(got));
+    });
+    let loaded = move || -> Loaded { sources.get() };
+    let state = move || match loaded() {
+        None => "loading",
+        Some(Ok(_)) => "ready",
+        Some(Err(_)) => "error",
+    };
     let hit = move |hay: &[&str]| {
         let q = q.get().to_ascii_lowercase();
         q.is_empty() || hay.iter().any(|h| h.to_ascii_lowercase().contains(&q))
@@ -29,10 +62,10 @@ pub fn CatalogView() -> impl IntoView {
             <input type="search" data-testid="catalog-search" on:input=move |ev| set_q.set(event_target_value(&ev))/>
         </label>
         <h3>"Models"</h3>
-        <table class="vf-table" data-testid="catalog-models">
+        <table class="vf-table" data-testid="catalog-models" data-sources=state>
             <thead><tr><th>"Model"</th><th>"Family"</th><th>"Parameters"</th><th>"Active"</th><th>"Context"</th><th>"Stored as"</th><th>"Source"</th></tr></thead>
             <tbody>
-                {move || CATALOG.models.iter().filter(|m| hit(&[&m.id, &m.name, &m.family, &m.vendor])).map(|m| view! {
+                {move || { let loaded = loaded(); CATALOG.models.iter().filter(|m| hit(&[&m.id, &m.name, &m.family, &m.vendor])).map(|m| view! {
                     <tr>
                         <th scope="row">{m.name.clone()}<br/><code>{m.id.clone()}</code></th>
                         <td>{m.family.clone()}</td>
@@ -40,16 +73,16 @@ pub fn CatalogView() -> impl IntoView {
                         <td>{fmt_params(m.parameters_active)}</td>
                         <td>{fmt_count(m.context_native)}</td>
                         <td>{m.stored_dtype.clone()}</td>
-                        <td class="vf-caveat">{link_or_text(&m.source)}</td>
+                        <td class="vf-caveat">{source_cell(&loaded, |s| s.model(&m.id).map(str::to_owned))}</td>
                     </tr>
-                }).collect_view()}
+                }).collect_view() }}
             </tbody>
         </table>
         <h3>"GPUs"</h3>
-        <table class="vf-table" data-testid="catalog-gpus">
+        <table class="vf-table" data-testid="catalog-gpus" data-sources=state>
             <thead><tr><th>"GPU"</th><th>"Vendor"</th><th>"Memory"</th><th>"Bandwidth"</th><th>"bf16 dense"</th><th>"Link"</th><th>"Price"</th><th>"Source"</th></tr></thead>
             <tbody>
-                {move || CATALOG.gpus.iter().filter(|g| {
+                {move || { let loaded = loaded(); CATALOG.gpus.iter().filter(|g| {
                     let mem = format!("{} GB", g.memory_marketed_gb);
                     hit(&[&g.id, &g.name, &g.vendor, &mem])
                 }).map(|g| view! {
@@ -61,9 +94,9 @@ pub fn CatalogView() -> impl IntoView {
                         <td>{g.dense_tflops.bf16.map_or("–".into(), |t| format!("{t} TFLOPS"))}</td>
                         <td>{g.interconnect.generation.clone().unwrap_or_else(|| g.interconnect.kind.clone())}</td>
                         <td>{g.price.purchase_usd.map_or("–".into(), fmt_usd)}" · "{g.price.cloud_usd_per_hour.map_or("–".into(), |h| format!("{}/h", fmt_usd(h)))}</td>
-                        <td class="vf-caveat">{link_or_text(&g.source)}</td>
+                        <td class="vf-caveat">{source_cell(&loaded, |s| s.gpu(&g.id).map(str::to_owned))}</td>
                     </tr>
-                }).collect_view()}
+                }).collect_view() }}
             </tbody>
         </table>
     }

@@ -28,6 +28,9 @@ test('after one visit the app reloads and computes with the network gone', async
   const e = cli(['plan', 'llama-3.1-8b', '--gpu', 'h100-sxm', '--max-model-len', '4096']);
   await page.waitForFunction((v) => document.querySelector('[data-testid="max-concurrency"]')?.textContent.trim() === v, e.per_gpu.max_concurrency.toFixed(2));
   assert.equal(await text(page, 'weights-per-gpu'), gib(e.per_gpu.weights_bytes));
+  // The catalog's sources (fetched on demand, pre-cached by the service worker) load offline.
+  await page.getByTestId('tab-catalog').click();
+  await page.locator('[data-testid="catalog-models"][data-sources="ready"]').waitFor();
   // Offline reloads log the failed network attempt; anything else is an error.
   assert.deepEqual(page.errors.filter((x) => !/Failed to load resource|net::ERR_/.test(x)), []);
 });

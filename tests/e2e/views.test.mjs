@@ -115,11 +115,17 @@ test('the OOM explainer reads a real PyTorch message and explains it', async () 
 test('the catalog is searchable and every entry shows its source', async () => {
   const page = await newPage(browser);
   await page.goto(`${server.url}/?view=catalog`);
+  // The sources are fetched when the view opens (catalog-sources.json), not on first load.
+  await page.locator('[data-testid="catalog-models"][data-sources="ready"]').waitFor();
+  const gpuSources = await page.locator('[data-testid="catalog-gpus"] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.lastElementChild.textContent));
+  assert.ok(gpuSources.length >= 35 && gpuSources.every((s) => s.trim().length > 10 && !/loading source|no source recorded/.test(s)));
   await page.getByTestId('catalog-search').fill('deepseek');
   const models = page.locator('[data-testid="catalog-models"] tbody tr');
   const n = await models.count();
   assert.ok(n >= 3, `${n} deepseek models`);
-  for (const src of await models.evaluateAll((trs) => trs.map((tr) => tr.lastElementChild.textContent))) assert.ok(src.trim().length > 10);
+  for (const src of await models.evaluateAll((trs) => trs.map((tr) => tr.lastElementChild.textContent))) {
+    assert.ok(src.trim().length > 10 && !/loading source|no source recorded|unavailable/.test(src), src);
+  }
   await page.getByTestId('catalog-search').fill('141');
   assert.ok((await page.locator('[data-testid="catalog-gpus"] tbody tr').count()) >= 1, 'H200 by memory');
   assert.deepEqual(page.errors, []);

@@ -200,7 +200,9 @@ pub struct Gpu {
     /// Prices.
     #[serde(default)]
     pub price: Price,
-    /// Datasheet or vendor page, with date.
+    /// Datasheet or vendor page, with date. Empty in the web bundle, which loads the
+    /// sources on demand (build.rs).
+    #[serde(default)]
     pub source: String,
     /// Traps, derivations.
     #[serde(default)]
@@ -314,7 +316,9 @@ pub struct Model {
     pub parameters_non_text: Option<NonTextParams>,
     /// Native context length.
     pub context_native: u64,
-    /// Where the config comes from.
+    /// Where the config comes from. Empty in the web bundle, which loads the sources on
+    /// demand (build.rs).
+    #[serde(default)]
     pub source: String,
     /// Notes.
     #[serde(default)]
@@ -486,4 +490,41 @@ fn edit_distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// The catalog's `source` texts by id, as `scripts/catalog_sources.py` writes them to
+/// `catalog-sources.json` next to the web bundle (`{"gpus": {id: source}, "models": {...}}`).
+/// The web bundle embeds the catalog without them (build.rs) and loads this file when the
+/// Catalog view opens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sources(serde_json::Value);
+
+impl Sources {
+    /// Parses `catalog-sources.json`.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the problem when the text is not JSON or not that shape.
+    pub fn from_json(text: &[u8]) -> Result<Sources, String> {
+        let v: serde_json::Value = serde_json::from_slice(text)
+            .map_err(|e| format!("catalog-sources.json is not JSON: {e}"))?;
+        for kind in ["gpus", "models"] {
+            if !v.get(kind).is_some_and(serde_json::Value::is_object) {
+                return Err(format!("catalog-sources.json has no `{kind}` object"));
+            }
+        }
+        Ok(Sources(v))
+    }
+
+    /// The source of GPU `id`.
+    #[must_use]
+    pub fn gpu(&self, id: &str) -> Option<&str> {
+        self.0.get("gpus")?.get(id)?.as_str()
+    }
+
+    /// The source of model `id`.
+    #[must_use]
+    pub fn model(&self, id: &str) -> Option<&str> {
+        self.0.get("models")?.get(id)?.as_str()
+    }
 }

@@ -202,3 +202,40 @@ fn parameter_counts_match_official_counts() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn sources_file_is_read_by_id_and_bad_files_are_named() {
+    use vramfit_core::catalog::Sources;
+    let c = cat();
+    // The shape scripts/catalog_sources.py writes.
+    let gpus: serde_json::Map<String, serde_json::Value> = c
+        .gpus
+        .iter()
+        .map(|g| (g.id.clone(), g.source.clone().into()))
+        .collect();
+    let models: serde_json::Map<String, serde_json::Value> = c
+        .models
+        .iter()
+        .map(|m| (m.id.clone(), m.source.clone().into()))
+        .collect();
+    let text = serde_json::json!({"gpus": gpus, "models": models}).to_string();
+    let s = Sources::from_json(text.as_bytes()).expect("parses");
+    for g in &c.gpus {
+        assert_eq!(s.gpu(&g.id), Some(g.source.as_str()));
+        assert!(
+            !g.source.is_empty(),
+            "{}: the native catalog keeps sources",
+            g.id
+        );
+    }
+    for m in &c.models {
+        assert_eq!(s.model(&m.id), Some(m.source.as_str()));
+    }
+    assert_eq!(s.gpu("no-such-gpu"), None);
+    assert!(Sources::from_json(b"<html>")
+        .unwrap_err()
+        .contains("not JSON"));
+    assert!(Sources::from_json(br#"{"gpus":{}}"#)
+        .unwrap_err()
+        .contains("`models`"));
+}
