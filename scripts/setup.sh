@@ -18,6 +18,12 @@ if ! rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unkno
   rustup target add wasm32-unknown-unknown
 fi
 
+# Python 3 runs the Trunk post-build hook that writes catalog-sources.json (Trunk.toml).
+if ! command -v python3 >/dev/null; then
+  log "python3 is required (Debian: apt-get install python3) for scripts/catalog_sources.py"
+  exit 1
+fi
+
 # 2. trunk
 if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "$TRUNK_VERSION" ]; then
   log "installing trunk $TRUNK_VERSION (about 15 minutes on 2 cores)"
