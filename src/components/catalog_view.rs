@@ -72,7 +72,9 @@ pub fn CatalogView() -> impl IntoView {
                         <td>{fmt_params(m.parameters_total)}</td>
                         <td>{fmt_params(m.parameters_active)}</td>
                         <td>{fmt_count(m.context_native)}</td>
-                        <td>{m.stored_dtype.clone()}</td>
+                        <td>{m.stored_dtype.clone()}{(!m.config_verbatim).then(|| view! {
+                            <br/><span class="vf-caveat" data-testid="config-reconstructed" title="No verbatim public copy of this config.json was found: it was assembled from corroborating copies; the source names what is verified">"config reconstructed"</span>
+                        })}</td>
                         <td class="vf-caveat">{source_cell(&loaded, |s| s.model(&m.id).map(str::to_owned))}</td>
                     </tr>
                 }).collect_view() }}

@@ -126,6 +126,11 @@ test('the catalog is searchable and every entry shows its source', async () => {
   for (const src of await models.evaluateAll((trs) => trs.map((tr) => tr.lastElementChild.textContent))) {
     assert.ok(src.trim().length > 10 && !/loading source|no source recorded|unavailable/.test(src), src);
   }
+  // A config assembled from corroborating copies says so.
+  await page.getByTestId('catalog-search').fill('llama-3.1-405b');
+  assert.equal(await page.locator('[data-testid="catalog-models"] [data-testid="config-reconstructed"]').count(), 1);
+  await page.getByTestId('catalog-search').fill('llama-3.1-8b');
+  assert.equal(await page.locator('[data-testid="catalog-models"] [data-testid="config-reconstructed"]').count(), 0);
   await page.getByTestId('catalog-search').fill('141');
   assert.ok((await page.locator('[data-testid="catalog-gpus"] tbody tr').count()) >= 1, 'H200 by memory');
   assert.deepEqual(page.errors, []);

@@ -793,6 +793,7 @@ fn cmd_models(cat: &Catalog, a: &ListArgs) -> Res<ExitCode> {
         active_parameter_count: u64,
         context_native: u64,
         config: &'a serde_json::Value,
+        config_verbatim: bool,
         source: &'a str,
     }
     let mut out = Vec::new();
@@ -830,6 +831,7 @@ fn cmd_models(cat: &Catalog, a: &ListArgs) -> Res<ExitCode> {
                 active_parameter_count: m.parameters_active,
                 context_native: m.context_native,
                 config: &m.config,
+                config_verbatim: m.config_verbatim,
                 source: &m.source,
             })
             .collect();

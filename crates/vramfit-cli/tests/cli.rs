@@ -285,6 +285,14 @@ fn catalog_listings_have_the_contract_fields() {
     ] {
         assert!(m[0].get(k).is_some(), "models.{k}");
     }
+    // Every entry says whether its config.json is a verbatim copy; a few are not.
+    let verbatim: Vec<bool> = m
+        .iter()
+        .map(|e| e["config_verbatim"].as_bool().expect("config_verbatim"))
+        .collect();
+    assert!(verbatim.contains(&false) && verbatim.contains(&true));
+    let r = m.iter().find(|e| e["id"] == "llama-3.1-405b").unwrap();
+    assert_eq!(r["config_verbatim"], false);
 }
 
 #[test]

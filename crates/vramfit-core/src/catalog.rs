@@ -284,6 +284,10 @@ pub struct NonTextParams {
     pub how: String,
 }
 
+const fn verbatim_by_default() -> bool {
+    true
+}
+
 /// One model checkpoint family entry of the catalog.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Model {
@@ -304,6 +308,11 @@ pub struct Model {
     pub stored_dtype: String,
     /// The `config.json` fields, verbatim.
     pub config: serde_json::Value,
+    /// `false` when no verbatim public copy of the `config.json` was found and `config` was
+    /// assembled from corroborating copies (every size field cited in `source`, which names
+    /// the fields left unverified). Shown in the Catalog view and `vramfit models --json`.
+    #[serde(default = "verbatim_by_default")]
+    pub config_verbatim: bool,
     /// Official total parameter count.
     pub parameters_total: u64,
     /// Parameters active per token.

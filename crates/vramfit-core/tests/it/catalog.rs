@@ -239,3 +239,30 @@ fn sources_file_is_read_by_id_and_bad_files_are_named() {
         .unwrap_err()
         .contains("`models`"));
 }
+
+/// A config assembled from corroborating copies is flagged (`config_verbatim: false`), and
+/// its source says so in the words CONTRIBUTING asks for; a verbatim one is not flagged.
+#[test]
+fn reconstructed_configs_are_flagged_and_say_so() {
+    let c = cat();
+    let mut flagged = 0;
+    for m in &c.models {
+        let says = {
+            let s = m.source.to_ascii_lowercase();
+            s.contains("no verbatim") || s.contains("not a verbatim")
+        };
+        assert_eq!(
+            !m.config_verbatim,
+            says,
+            "{}: config_verbatim is {} but the source {} say it is not verbatim",
+            m.id,
+            m.config_verbatim,
+            if says { "does" } else { "does not" }
+        );
+        flagged += usize::from(!m.config_verbatim);
+    }
+    assert!(
+        flagged > 0 && flagged < c.models.len() / 4,
+        "{flagged} flagged"
+    );
+}
