@@ -805,27 +805,7 @@ pub fn parse_file(file: &[u8]) -> Result<Header, HeaderError> {
 /// [`HeaderError::Gap`], [`HeaderError::Overlap`], and with `file_size`
 /// [`HeaderError::PastEnd`] and [`HeaderError::DataEndMismatch`].
 pub fn parse_header(header_json: &[u8], file_size: Option<u64>) -> Result<Header, HeaderError> {
-    let header_len = header_json.len() as u64;
-    if header_len > MAX_HEADER_SIZE {
-        return Err(HeaderError::HeaderTooLarge { header_len });
-    }
-    let data_available = data_available(header_len, file_size)?;
-
-    let text = std::str::from_utf8(header_json).map_err(|e| HeaderError::InvalidUtf8 {
-        valid_up_to: e.valid_up_to() as u64,
-    })?;
-    let (mut tensors, metadata) = match scan::entries(text) {
-        Some(parsed) => parsed,
-        None => entries_via_serde(text)?,
-    };
-    finish(tensors.as_mut_slice(), data_available)?;
-    let data_len = tensors.last().map_or(0, |t| t.data_offsets.1);
-    Ok(Header {
-        tensors,
-        metadata,
-        header_len,
-        data_len,
-    })
+    parse_header_with(header_json, file_size, true)
 }
 
 /// [`parse_header`] without its fast path: every header goes through
@@ -841,6 +821,16 @@ pub fn parse_header_via_serde(
     header_json: &[u8],
     file_size: Option<u64>,
 ) -> Result<Header, HeaderError> {
+    parse_header_with(header_json, file_size, false)
+}
+
+/// The parse, with or without the fast path ([`scan`]), which hands anything it does not
+/// handle to the `serde_json` path.
+fn parse_header_with(
+    header_json: &[u8],
+    file_size: Option<u64>,
+    fast: bool,
+) -> Result<Header, HeaderError> {
     let header_len = header_json.len() as u64;
     if header_len > MAX_HEADER_SIZE {
         return Err(HeaderError::HeaderTooLarge { header_len });
@@ -849,7 +839,10 @@ pub fn parse_header_via_serde(
     let text = std::str::from_utf8(header_json).map_err(|e| HeaderError::InvalidUtf8 {
         valid_up_to: e.valid_up_to() as u64,
     })?;
-    let (mut tensors, metadata) = entries_via_serde(text)?;
+    let (mut tensors, metadata) = match fast.then(|| scan::entries(text)).flatten() {
+        Some(parsed) => parsed,
+        None => entries_via_serde(text)?,
+    };
     finish(tensors.as_mut_slice(), data_available)?;
     let data_len = tensors.last().map_or(0, |t| t.data_offsets.1);
     Ok(Header {

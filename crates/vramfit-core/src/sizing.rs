@@ -289,32 +289,38 @@ fn moe_layers_in(is_moe: &[bool], start: u64, n: u64) -> u64 {
     u64::try_from(range.iter().filter(|&&x| x).count()).unwrap_or(0)
 }
 
-/// Calls `each` with the weight bytes of every pipeline stage, first to last, on one of its
-/// TP ranks (allocates nothing: every estimate calls it).
-fn for_each_stage_weights(s: &Scenario, mut each: impl FnMut(u64)) {
+/// Weight bytes of one decoder layer with parameters `p` on one TP rank: sharded matrices
+/// split over TP, K/V projections over at most `kv_heads` ranks (replicated beyond), norms
+/// and routers replicated in 16-bit.
+fn layer_bytes_per_rank(s: &Scenario, p: &crate::model::ParamBreakdown) -> u64 {
     let m = &s.model;
     let tp = s.tensor_parallel_size.max(1);
-    let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));
-    let f = s.format;
+    let (f, g) = (s.format, s.group_size);
     let hp = f.high_precision_bytes();
-    let g = s.group_size;
     let kv_shard = if m.kv_heads >= tp {
         tp
     } else {
         m.kv_heads.max(1)
     };
     let fa = f.attention_format();
-    let layer_bytes = |is_moe: bool| -> u64 {
-        let p = m.layer_params_of_kind(is_moe);
-        fa.linear_bytes(ceil_div(p.attn_sharded, tp), m.hidden, g)
-            + f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g)
-            + fa.linear_bytes(ceil_div(p.linear_kv, kv_shard), m.hidden, g)
-            + fa.linear_bytes(p.linear_replicated, m.hidden, g)
-            + f.expert_bytes(ceil_div(p.expert, tp), m.hidden, g)
-            + (p.router + p.replicated) * hp
-            + ceil_div(p.bias_sharded, tp) * hp
-            + ceil_div(p.bias_kv, kv_shard) * hp
-    };
+    fa.linear_bytes(ceil_div(p.attn_sharded, tp), m.hidden, g)
+        + f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g)
+        + fa.linear_bytes(ceil_div(p.linear_kv, kv_shard), m.hidden, g)
+        + fa.linear_bytes(p.linear_replicated, m.hidden, g)
+        + f.expert_bytes(ceil_div(p.expert, tp), m.hidden, g)
+        + (p.router + p.replicated) * hp
+        + ceil_div(p.bias_sharded, tp) * hp
+        + ceil_div(p.bias_kv, kv_shard) * hp
+}
+
+/// Calls `each` with the weight bytes of every pipeline stage, first to last, on one of its
+/// TP ranks (allocates nothing: every estimate calls it).
+fn for_each_stage_weights(s: &Scenario, mut each: impl FnMut(u64)) {
+    let m = &s.model;
+    let tp = s.tensor_parallel_size.max(1);
+    let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));
+    let hp = s.format.high_precision_bytes();
+    let layer_bytes = |is_moe: bool| layer_bytes_per_rank(s, &m.layer_params_of_kind(is_moe));
     // Bytes of one MoE and one dense layer, sized when a stage first holds one.
     let (mut moe_layer, mut dense_layer) = (None, None);
     let vocab_padded = m.vocab.div_ceil(64) * 64;
@@ -1435,25 +1441,8 @@ mod tests {
                 let stages = stage_weights(&s);
                 assert_eq!(stages.iter().copied().max(), Some(weights_per_gpu(&s)));
                 // Every layer through `layer_params` (what sizing did before counting kinds).
-                let (m, f, g) = (&s.model, s.format, s.group_size);
-                let hp = f.high_precision_bytes();
-                let kv_shard = if m.kv_heads >= tp {
-                    tp
-                } else {
-                    m.kv_heads.max(1)
-                };
-                let fa = f.attention_format();
-                let layer = |i: u64| {
-                    let p = m.layer_params(i);
-                    fa.linear_bytes(ceil_div(p.attn_sharded, tp), m.hidden, g)
-                        + f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g)
-                        + fa.linear_bytes(ceil_div(p.linear_kv, kv_shard), m.hidden, g)
-                        + fa.linear_bytes(p.linear_replicated, m.hidden, g)
-                        + f.expert_bytes(ceil_div(p.expert, tp), m.hidden, g)
-                        + (p.router + p.replicated) * hp
-                        + ceil_div(p.bias_sharded, tp) * hp
-                        + ceil_div(p.bias_kv, kv_shard) * hp
-                };
+                let (m, hp) = (&s.model, s.format.high_precision_bytes());
+                let layer = |i: u64| layer_bytes_per_rank(&s, &m.layer_params(i));
                 let pp = pp.min(m.layers.max(1));
                 let (base, rem) = (m.layers / pp, m.layers % pp);
                 let vocab_shard = ceil_div(m.vocab.div_ceil(64) * 64, tp) * m.hidden * hp;
