@@ -4,10 +4,17 @@
 
 use crate::state::CATALOG;
 use leptos::prelude::*;
+use std::cell::RefCell;
+use std::sync::Arc;
 use vramfit_core::catalog::Sources;
 use vramfit_core::units::{fmt_count, fmt_params, fmt_usd};
 
-type Loaded = Option<Result<Sources, String>>;
+type Loaded = Option<Result<Arc<Sources>, String>>;
+
+thread_local! {
+    /// The sources once fetched: reopening the view neither refetches nor reparses them.
+    static FETCHED: RefCell<Option<Arc<Sources>>> = const { RefCell::new(None) };
+}
 
 /// The source cell of one entry: the text (with a link when it has one), or the state of
 /// the fetch.
@@ -37,14 +44,23 @@ fn link_or_text(s: &str) -> AnyView {
 pub fn CatalogView() -> impl IntoView {
     let (q, set_q) = signal(String::new());
     // A task and a signal rather than a `LocalResource`, whose machinery cost ~13 KB of
-    // gzipped wasm, as much as the sources themselves.
-    let (sources, set_sources) = signal(None::<Result<Sources, String>>);
-    leptos::task::spawn_local(async move {
-        let got = crate::files::get("catalog-sources.json", None, "", "the catalog's sources")
-            .await
-            .and_then(|bytes| Sources::from_json(&bytes));
-        set_sources.set(Some(got));
-    });
+    // gzipped wasm, as much as the sources themselves. The sources sit behind an `Arc`:
+    // every render of the two tables reads them.
+    let cached = FETCHED.with(|f| f.borrow().clone());
+    let fetch = cached.is_none();
+    let (sources, set_sources) = signal::<Loaded>(cached.map(Ok));
+    if fetch {
+        leptos::task::spawn_local(async move {
+            let got = crate::files::get("catalog-sources.json", None, "", "the catalog's sources")
+                .await
+                .and_then(|bytes| Sources::from_json(&bytes))
+                .map(Arc::new);
+            if let Ok(s) = &got {
+                FETCHED.with(|f| *f.borrow_mut() = Some(Arc::clone(s)));
+            }
+            set_sources.set(Some(got));
+        });
+    }
     let loaded = move || -> Loaded { sources.get() };
     let state = move || match loaded() {
         None => "loading",

@@ -26,7 +26,6 @@
 //! 200 000 names, its lookups missing the cache.
 
 use super::{Dtype, Entries, Shape, TensorInfo};
-use std::hash::Hasher;
 
 /// Scans `text`; `None` means "not the common shape: use the general path".
 pub(super) fn entries(text: &str) -> Option<Entries> {
@@ -291,11 +290,26 @@ fn string_end(bytes: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
-/// Hash of a tensor name.
+/// Hash of a tensor name: a folded multiply per 8-byte word (the construction of foldhash
+/// and wyhash; constants from the fractional digits of pi), the length mixed into the last
+/// word so that trailing zero bytes count.
 fn name_hash(name: &str) -> u64 {
-    let mut h = FoldHasher { state: K1 };
-    h.write(name.as_bytes());
-    h.finish()
+    const K0: u64 = 0x243f_6a88_85a3_08d3;
+    const K1: u64 = 0x1319_8a2e_0370_7344;
+    let mix = |state: u64, word: u64| fold_mul(state ^ word, K0);
+    let bytes = name.as_bytes();
+    let mut chunks = bytes.chunks_exact(8);
+    let mut state = K1;
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        state = mix(state, u64::from_le_bytes(w));
+    }
+    let rest = chunks.remainder();
+    let mut w = [0u8; 8];
+    w[..rest.len()].copy_from_slice(rest);
+    state = mix(state, u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
+    fold_mul(state, K1)
 }
 
 /// 64-bit folded multiply: the high and low halves of the 128-bit product,
@@ -303,43 +317,6 @@ fn name_hash(name: &str) -> u64 {
 const fn fold_mul(a: u64, b: u64) -> u64 {
     let full = (a as u128) * (b as u128);
     (full as u64) ^ ((full >> 64) as u64)
-}
-
-/// Constants from the fractional digits of pi, as in foldhash.
-const K0: u64 = 0x243f_6a88_85a3_08d3;
-const K1: u64 = 0x1319_8a2e_0370_7344;
-
-struct FoldHasher {
-    state: u64,
-}
-
-impl FoldHasher {
-    fn mix(&mut self, word: u64) {
-        self.state = fold_mul(self.state ^ word, K0);
-    }
-}
-
-impl Hasher for FoldHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.mix(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
-        self.mix(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.mix(u64::from(i));
-    }
-
-    fn finish(&self) -> u64 {
-        fold_mul(self.state, K1)
-    }
 }
 
 #[cfg(test)]
