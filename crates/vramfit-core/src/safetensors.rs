@@ -46,7 +46,8 @@
 //! let n = header_len(&file[..8])?;
 //! let header_bytes = &file[8..8 + n as usize];
 //! let header = parse_header(header_bytes, Some(file.len() as u64))?;
-//! assert_eq!(header.tensors[0].dtype, Dtype::BF16);
+//! let w = header.tensor("w").expect("one tensor");
+//! assert_eq!((w.dtype, w.shape), (Dtype::BF16, &[2, 2][..]));
 //! assert_eq!(header.data_len, 8);
 //!
 //! let report = Report::from_headers(&[header]);
@@ -265,20 +266,21 @@ impl Serialize for Dtype {
 // Header
 // ---------------------------------------------------------------------------
 
-/// One tensor entry of a header.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TensorInfo {
+/// One tensor entry of a header: a view into the [`Header`] that holds it
+/// (see [`Header::tensors`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TensorInfo<'h> {
     /// The tensor name (the JSON key).
-    pub name: String,
+    pub name: &'h str,
     /// Element type.
     pub dtype: Dtype,
     /// Shape; `[]` is a scalar (one element).
-    pub shape: Shape,
+    pub shape: &'h [u64],
     /// `[begin, end)` byte range, relative to the start of the data section.
     pub data_offsets: (u64, u64),
 }
 
-impl TensorInfo {
+impl TensorInfo<'_> {
     /// Number of elements (product of the shape), or `None` on overflow.
     /// Never overflows for a tensor of a successfully parsed [`Header`].
     #[must_use]
@@ -295,94 +297,19 @@ impl TensorInfo {
     }
 }
 
-/// A tensor shape: a list of dimensions that holds up to [`Shape::INLINE`]
-/// of them without a heap allocation (a 200 000-tensor header would otherwise
-/// make 200 000 tiny allocations). Reads as a `&[u64]`.
-#[derive(Clone)]
-pub struct Shape(ShapeRepr);
-
-#[derive(Clone)]
-enum ShapeRepr {
-    Inline(u8, [u64; Shape::INLINE]),
-    Heap(Vec<u64>),
-}
-
-impl Shape {
-    /// Dimensions stored inline.
-    pub const INLINE: usize = 4;
-
-    /// The dimensions.
-    #[must_use]
-    pub fn as_slice(&self) -> &[u64] {
-        match &self.0 {
-            ShapeRepr::Inline(len, dims) => &dims[..usize::from(*len)],
-            ShapeRepr::Heap(v) => v,
-        }
-    }
-}
-
-impl From<&[u64]> for Shape {
-    fn from(dims: &[u64]) -> Self {
-        if dims.len() <= Shape::INLINE {
-            let mut inline = [0u64; Shape::INLINE];
-            inline[..dims.len()].copy_from_slice(dims);
-            // len <= 4 fits in u8.
-            Shape(ShapeRepr::Inline(dims.len() as u8, inline))
-        } else {
-            Shape(ShapeRepr::Heap(dims.to_vec()))
-        }
-    }
-}
-
-impl From<Vec<u64>> for Shape {
-    fn from(dims: Vec<u64>) -> Self {
-        if dims.len() <= Shape::INLINE {
-            Shape::from(dims.as_slice())
-        } else {
-            Shape(ShapeRepr::Heap(dims))
-        }
-    }
-}
-
-impl std::ops::Deref for Shape {
-    type Target = [u64];
-
-    fn deref(&self) -> &[u64] {
-        self.as_slice()
-    }
-}
-
-impl PartialEq for Shape {
-    fn eq(&self, other: &Self) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
-
-impl Eq for Shape {}
-
-impl PartialEq<Vec<u64>> for Shape {
-    fn eq(&self, other: &Vec<u64>) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
-
-impl fmt::Debug for Shape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.as_slice().fmt(f)
-    }
-}
-
-impl Serialize for Shape {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.as_slice().serialize(serializer)
-    }
-}
-
 /// A validated safetensors header.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// Storage: the tensor names are one string, the shapes one list of
+/// dimensions, and each tensor a fixed 40-byte record that points into both.
+/// A 200 000-tensor header is so three allocations, not 400 000 (a `String`
+/// and a shape per tensor), and about two thirds of the memory
+/// (docs/PERFORMANCE.md, "Native benchmarks").
+#[derive(Clone)]
 pub struct Header {
-    /// Tensors sorted by `data_offsets`.
-    pub tensors: Vec<TensorInfo>,
+    names: String,
+    dims: Vec<u64>,
+    /// Sorted by `data_offsets`, then name.
+    entries: Vec<Entry>,
     /// `__metadata__` entries, sorted by key.
     pub metadata: Vec<(String, String)>,
     /// `N`: the length of the JSON header in bytes (padding included).
@@ -391,7 +318,86 @@ pub struct Header {
     pub data_len: u64,
 }
 
+/// A tensor record of [`Header`], 32 bytes: ranges of its `names` and `dims`.
+/// The `u32`s cannot overflow: names and dimensions come from a header of at
+/// most [`MAX_HEADER_SIZE`] (10^8) bytes, and each dimension takes at least
+/// two of them, so a tensor has fewer than 2^26 dimensions; the top five bits
+/// of `ndim_dtype` hold the dtype's index in [`Dtype::ALL`].
+#[derive(Clone, Copy)]
+struct Entry {
+    begin: u64,
+    end: u64,
+    name_start: u32,
+    name_len: u32,
+    dims_start: u32,
+    ndim_dtype: u32,
+}
+
+impl Entry {
+    const NDIM_BITS: u32 = 27;
+
+    /// A record from its byte range, name range (start, length), dimension
+    /// range (start, count) and dtype.
+    fn new(data: (u64, u64), name: (u32, u32), dims: (u32, u32), dtype: Dtype) -> Entry {
+        Entry {
+            begin: data.0,
+            end: data.1,
+            name_start: name.0,
+            name_len: name.1,
+            dims_start: dims.0,
+            ndim_dtype: dims.1 | (dtype as u32) << Entry::NDIM_BITS,
+        }
+    }
+
+    fn ndim(self) -> u32 {
+        self.ndim_dtype & ((1 << Entry::NDIM_BITS) - 1)
+    }
+
+    fn dtype(self) -> Dtype {
+        let i = (self.ndim_dtype >> Entry::NDIM_BITS) as usize;
+        Dtype::ALL.get(i).copied().unwrap_or(Dtype::U8)
+    }
+
+    fn dims(self) -> std::ops::Range<usize> {
+        self.dims_start as usize..(self.dims_start + self.ndim()) as usize
+    }
+
+    fn name(self, names: &str) -> &str {
+        let start = self.name_start as usize;
+        names
+            .get(start..start + self.name_len as usize)
+            .unwrap_or_default()
+    }
+
+    /// The tensor, read from the `names` and `dims` its ranges point into.
+    fn view<'a>(self, names: &'a str, dims: &'a [u64]) -> TensorInfo<'a> {
+        TensorInfo {
+            name: self.name(names),
+            dtype: self.dtype(),
+            shape: dims.get(self.dims()).unwrap_or_default(),
+            data_offsets: (self.begin, self.end),
+        }
+    }
+}
+
 impl Header {
+    /// The tensors, sorted by `data_offsets`.
+    pub fn tensors(&self) -> impl ExactSizeIterator<Item = TensorInfo<'_>> + Clone + '_ {
+        self.entries.iter().map(|e| e.view(&self.names, &self.dims))
+    }
+
+    /// The number of tensors.
+    #[must_use]
+    pub fn tensor_count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The tensor with this name.
+    #[must_use]
+    pub fn tensor(&self, name: &str) -> Option<TensorInfo<'_>> {
+        self.tensors().find(|t| t.name == name)
+    }
+
     /// The size of the file this header describes: `8 + header_len + data_len`
     /// (saturating).
     #[must_use]
@@ -401,12 +407,6 @@ impl Header {
             .saturating_add(self.data_len)
     }
 
-    /// The tensor with this name.
-    #[must_use]
-    pub fn tensor(&self, name: &str) -> Option<&TensorInfo> {
-        self.tensors.iter().find(|t| t.name == name)
-    }
-
     /// The `__metadata__` value for `key`.
     #[must_use]
     pub fn metadata_value(&self, key: &str) -> Option<&str> {
@@ -414,6 +414,113 @@ impl Header {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
+    }
+}
+
+impl PartialEq for Header {
+    fn eq(&self, other: &Self) -> bool {
+        self.header_len == other.header_len
+            && self.data_len == other.data_len
+            && self.metadata == other.metadata
+            && self.tensors().eq(other.tensors())
+    }
+}
+
+impl Eq for Header {}
+
+impl fmt::Debug for Header {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Header")
+            .field("tensors", &self.tensors().collect::<Vec<_>>())
+            .field("metadata", &self.metadata)
+            .field("header_len", &self.header_len)
+            .field("data_len", &self.data_len)
+            .finish()
+    }
+}
+
+/// The same fields as the `Debug` form: `tensors` (a list of
+/// [`TensorInfo`]), `metadata`, `header_len`, `data_len`.
+impl Serialize for Header {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct List<'a>(&'a Header);
+        impl Serialize for List<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.tensors())
+            }
+        }
+        let mut st = serializer.serialize_struct("Header", 4)?;
+        st.serialize_field("tensors", &List(self))?;
+        st.serialize_field("metadata", &self.metadata)?;
+        st.serialize_field("header_len", &self.header_len)?;
+        st.serialize_field("data_len", &self.data_len)?;
+        st.end()
+    }
+}
+
+/// The tensors of a header under construction: what both parse paths fill.
+#[derive(Default)]
+struct Tensors {
+    names: String,
+    dims: Vec<u64>,
+    entries: Vec<Entry>,
+}
+
+impl Tensors {
+    /// Room for about `header_len / 60` tensors (every entry takes at least
+    /// ~60 bytes of header). Address space only: pages are touched as filled,
+    /// and [`Tensors::shrink`] gives back the rest.
+    fn for_header(header_len: usize) -> Tensors {
+        Tensors {
+            names: String::with_capacity(header_len / 2),
+            dims: Vec::with_capacity(header_len / 30),
+            entries: Vec::with_capacity(header_len / 60),
+        }
+    }
+
+    fn name(&self, e: &Entry) -> &str {
+        e.name(&self.names)
+    }
+
+    /// Starts a tensor: its dimensions follow with [`Tensors::dim`], then
+    /// [`Tensors::end`] records it.
+    fn dims_mark(&self) -> usize {
+        self.dims.len()
+    }
+
+    fn dim(&mut self, d: u64) {
+        self.dims.push(d);
+    }
+
+    /// Records a tensor whose dimensions were pushed since `dims_mark`.
+    // Casts: see `Entry` (every count is below MAX_HEADER_SIZE < 2^32).
+    #[allow(clippy::cast_possible_truncation)]
+    fn end(&mut self, name: &str, dtype: Dtype, dims_mark: usize, (begin, end): (u64, u64)) {
+        let (name_start, name_len) = (self.names.len() as u32, name.len() as u32);
+        self.names.push_str(name);
+        let dims = (dims_mark as u32, (self.dims.len() - dims_mark) as u32);
+        self.entries.push(Entry::new(
+            (begin, end),
+            (name_start, name_len),
+            dims,
+            dtype,
+        ));
+    }
+
+    /// Every tensor, in record order (for tests).
+    #[cfg(test)]
+    fn rows(&self) -> Vec<TensorInfo<'_>> {
+        self.entries
+            .iter()
+            .map(|e| e.view(&self.names, &self.dims))
+            .collect()
+    }
+
+    fn shrink(&mut self) {
+        self.names.shrink_to_fit();
+        self.dims.shrink_to_fit();
+        self.entries.shrink_to_fit();
     }
 }
 
@@ -843,17 +950,19 @@ fn parse_header_with(
         Some(parsed) => parsed,
         None => entries_via_serde(text)?,
     };
-    finish(tensors.as_mut_slice(), data_available)?;
-    let data_len = tensors.last().map_or(0, |t| t.data_offsets.1);
+    finish(&mut tensors, data_available)?;
+    let data_len = tensors.entries.last().map_or(0, |e| e.end);
     Ok(Header {
-        tensors,
+        names: tensors.names,
+        dims: tensors.dims,
+        entries: tensors.entries,
         metadata,
         header_len,
         data_len,
     })
 }
 
-type Entries = (Vec<TensorInfo>, Vec<(String, String)>);
+type Entries = (Tensors, Vec<(String, String)>);
 
 /// The general path: `serde_json` reads the header into values, which are
 /// then checked entry by entry with a precise error for each problem.
@@ -866,17 +975,18 @@ fn entries_via_serde(text: &str) -> Result<Entries, HeaderError> {
 
     let mut seen = BTreeSet::new();
     let mut metadata = Vec::new();
-    let mut tensors = Vec::with_capacity(entries.len());
-    for (key, value) in entries {
-        if !seen.insert(key.clone()) {
-            return Err(HeaderError::DuplicateKey { key });
+    let mut tensors = Tensors::default();
+    for (key, value) in &entries {
+        if !seen.insert(key.as_str()) {
+            return Err(HeaderError::DuplicateKey { key: key.clone() });
         }
         if key == "__metadata__" {
             metadata = parse_metadata(value)?;
         } else {
-            tensors.push(parse_entry(key, &value)?);
+            parse_entry(key, value, &mut tensors)?;
         }
     }
+    tensors.shrink();
     Ok((tensors, metadata))
 }
 
@@ -900,24 +1010,30 @@ fn data_available(header_len: u64, file_size: Option<u64>) -> Result<Option<u64>
 }
 
 /// Sorts the tensors by offset and checks the layout against the file.
-fn finish(tensors: &mut [TensorInfo], data_available: Option<u64>) -> Result<(), HeaderError> {
+fn finish(tensors: &mut Tensors, data_available: Option<u64>) -> Result<(), HeaderError> {
     // The reference sorts by data_offsets; the name breaks ties so that the
-    // order (and so the first error reported) is deterministic.
-    tensors.sort_by(|a, b| {
-        a.data_offsets
-            .cmp(&b.data_offsets)
-            .then_with(|| a.name.cmp(&b.name))
-    });
+    // order (and so the first error reported) is deterministic. Writers store
+    // tensors in offset order, so the check usually spares the sort.
+    let Tensors { names, entries, .. } = tensors;
+    let order = |a: &Entry, b: &Entry| {
+        (a.begin, a.end)
+            .cmp(&(b.begin, b.end))
+            .then_with(|| a.name(names).cmp(b.name(names)))
+    };
+    if !entries.is_sorted_by(|a, b| order(a, b).is_le()) {
+        entries.sort_by(order);
+    }
 
     let data_len = validate_layout(tensors)?;
 
     if let Some(available) = data_available {
         if data_len > available {
             let (tensor, end) = tensors
+                .entries
                 .iter()
-                .find(|t| t.data_offsets.1 > available)
-                .map_or((String::new(), data_len), |t| {
-                    (t.name.clone(), t.data_offsets.1)
+                .find(|e| e.end > available)
+                .map_or((String::new(), data_len), |e| {
+                    (tensors.name(e).to_owned(), e.end)
                 });
             return Err(HeaderError::PastEnd {
                 tensor,
@@ -937,21 +1053,22 @@ fn finish(tensors: &mut [TensorInfo], data_available: Option<u64>) -> Result<(),
 
 /// Checks offsets and sizes of tensors sorted by offset; returns the data
 /// length (end of the last tensor).
-fn validate_layout(tensors: &[TensorInfo]) -> Result<u64, HeaderError> {
+fn validate_layout(tensors: &Tensors) -> Result<u64, HeaderError> {
     let mut cursor = 0u64;
     let mut previous: Option<&str> = None;
-    for t in tensors {
+    for e in &tensors.entries {
+        let t = e.view(&tensors.names, &tensors.dims);
         let (begin, end) = t.data_offsets;
         if end < begin {
             return Err(HeaderError::MisorderedOffsets {
-                tensor: t.name.clone(),
+                tensor: t.name.to_owned(),
                 begin,
                 end,
             });
         }
         if begin > cursor {
             return Err(HeaderError::Gap {
-                tensor: t.name.clone(),
+                tensor: t.name.to_owned(),
                 previous: previous.map(str::to_owned),
                 expected_begin: cursor,
                 begin,
@@ -959,20 +1076,20 @@ fn validate_layout(tensors: &[TensorInfo]) -> Result<u64, HeaderError> {
         }
         if begin < cursor {
             return Err(HeaderError::Overlap {
-                tensor: t.name.clone(),
+                tensor: t.name.to_owned(),
                 previous: previous.unwrap_or_default().to_owned(),
                 previous_end: cursor,
                 begin,
             });
         }
         let overflow = || HeaderError::Overflow {
-            tensor: t.name.clone(),
+            tensor: t.name.to_owned(),
         };
         let elements = t.element_count().ok_or_else(overflow)?;
-        let expected = t.dtype.bytes_for(elements).map_err(|e| match e {
+        let expected = t.dtype.bytes_for(elements).map_err(|err| match err {
             None => overflow(),
             Some(_) => HeaderError::MisalignedSubByte {
-                tensor: t.name.clone(),
+                tensor: t.name.to_owned(),
                 dtype: t.dtype,
                 shape: t.shape.to_vec(),
             },
@@ -980,7 +1097,7 @@ fn validate_layout(tensors: &[TensorInfo]) -> Result<u64, HeaderError> {
         let actual = end - begin;
         if actual != expected {
             return Err(HeaderError::SizeMismatch {
-                tensor: t.name.clone(),
+                tensor: t.name.to_owned(),
                 dtype: t.dtype,
                 shape: t.shape.to_vec(),
                 expected,
@@ -988,7 +1105,7 @@ fn validate_layout(tensors: &[TensorInfo]) -> Result<u64, HeaderError> {
             });
         }
         cursor = end;
-        previous = Some(&t.name);
+        previous = Some(t.name);
     }
     Ok(cursor)
 }
@@ -1004,23 +1121,23 @@ fn json_kind(v: &Value) -> &'static str {
     }
 }
 
-fn parse_metadata(value: Value) -> Result<Vec<(String, String)>, HeaderError> {
+fn parse_metadata(value: &Value) -> Result<Vec<(String, String)>, HeaderError> {
     let Value::Object(map) = value else {
         return Err(HeaderError::InvalidMetadata {
             reason: format!(
                 "expected an object of string values, found {}",
-                json_kind(&value)
+                json_kind(value)
             ),
         });
     };
     let mut entries = map
-        .into_iter()
+        .iter()
         .map(|(k, v)| match v {
-            Value::String(s) => Ok((k, s)),
+            Value::String(s) => Ok((k.clone(), s.clone())),
             other => Err(HeaderError::InvalidMetadata {
                 reason: format!(
                     "value of `{k}` must be a string, found {}",
-                    json_kind(&other)
+                    json_kind(other)
                 ),
             }),
         })
@@ -1030,9 +1147,9 @@ fn parse_metadata(value: Value) -> Result<Vec<(String, String)>, HeaderError> {
     Ok(entries)
 }
 
-fn parse_entry(name: String, value: &Value) -> Result<TensorInfo, HeaderError> {
+fn parse_entry(name: &str, value: &Value, out: &mut Tensors) -> Result<(), HeaderError> {
     let invalid = |reason: String| HeaderError::InvalidTensorEntry {
-        tensor: name.clone(),
+        tensor: name.to_owned(),
         reason,
     };
     let Value::Object(obj) = value else {
@@ -1047,7 +1164,7 @@ fn parse_entry(name: String, value: &Value) -> Result<TensorInfo, HeaderError> {
     };
     let dtype = match field("dtype")? {
         Value::String(s) => Dtype::from_name(s).ok_or_else(|| HeaderError::UnknownDtype {
-            tensor: name.clone(),
+            tensor: name.to_owned(),
             dtype: s.clone(),
         })?,
         other => {
@@ -1083,12 +1200,12 @@ fn parse_entry(name: String, value: &Value) -> Result<TensorInfo, HeaderError> {
             offsets.len()
         )));
     };
-    Ok(TensorInfo {
-        name,
-        dtype,
-        shape: shape.into(),
-        data_offsets: (begin, end),
-    })
+    let mark = out.dims_mark();
+    for d in shape {
+        out.dim(d);
+    }
+    out.end(name, dtype, mark, (begin, end));
+    Ok(())
 }
 
 /// The top-level JSON value, keeping object entries in order (duplicates
@@ -1270,11 +1387,11 @@ fn is_expert_tensor(name: &str) -> bool {
 
 /// All tensors of all shards by name (first occurrence wins).
 struct TensorIndex<'a> {
-    by_name: BTreeMap<&'a str, &'a TensorInfo>,
+    by_name: BTreeMap<&'a str, TensorInfo<'a>>,
 }
 
 impl<'a> TensorIndex<'a> {
-    fn sibling(&self, prefix: &str, leaf: &str) -> Option<&'a TensorInfo> {
+    fn sibling(&self, prefix: &str, leaf: &str) -> Option<TensorInfo<'a>> {
         if prefix.is_empty() {
             self.by_name.get(leaf).copied()
         } else {
@@ -1311,8 +1428,8 @@ impl Packing {
     }
 }
 
-fn packing_of(t: &TensorInfo, idx: &TensorIndex<'_>) -> Packing {
-    let (prefix, leaf) = split_leaf(&t.name);
+fn packing_of(t: &TensorInfo<'_>, idx: &TensorIndex<'_>) -> Packing {
+    let (prefix, leaf) = split_leaf(t.name);
     let int32 = matches!(t.dtype, Dtype::I32 | Dtype::U32);
     if leaf == "qweight" && int32 {
         return Packing::QWeight(qweight_factor(t, prefix, idx));
@@ -1331,8 +1448,8 @@ fn packing_of(t: &TensorInfo, idx: &TensorIndex<'_>) -> Packing {
             return Packing::Nvfp4;
         }
         if leaf == "weight"
-            && (idx.sibling(&t.name, "absmax").is_some()
-                || idx.sibling(&t.name, "quant_map").is_some())
+            && (idx.sibling(t.name, "absmax").is_some()
+                || idx.sibling(t.name, "quant_map").is_some())
         {
             return Packing::Bnb4;
         }
@@ -1352,7 +1469,7 @@ fn is_nvfp4_weight(prefix: &str, idx: &TensorIndex<'_>) -> bool {
 
 /// Elements per int32 of a GPTQ/AWQ `qweight` (32 / bits), from sibling
 /// shapes when they tell, else 8 (4-bit).
-fn qweight_factor(qweight: &TensorInfo, prefix: &str, idx: &TensorIndex<'_>) -> u64 {
+fn qweight_factor(qweight: &TensorInfo<'_>, prefix: &str, idx: &TensorIndex<'_>) -> u64 {
     let plausible = |f: u64| (2..=16).contains(&f).then_some(f);
     let from_shapes = || -> Option<u64> {
         let [rows, cols] = qweight.shape[..] else {
@@ -1389,7 +1506,7 @@ fn detect_quantization(idx: &TensorIndex<'_>) -> Quantization {
         return Quantization::Mxfp4;
     }
     let nvfp4 = tensors().any(|t| {
-        let (prefix, leaf) = split_leaf(&t.name);
+        let (prefix, leaf) = split_leaf(t.name);
         t.dtype == Dtype::U8
             && (leaf == "weight_packed" || leaf == "weight")
             && is_nvfp4_weight(prefix, idx)
@@ -1398,7 +1515,7 @@ fn detect_quantization(idx: &TensorIndex<'_>) -> Quantization {
         return Quantization::Nvfp4;
     }
     let compressed = tensors().any(|t| {
-        let (prefix, leaf) = split_leaf(&t.name);
+        let (prefix, leaf) = split_leaf(t.name);
         leaf == "weight_packed" && idx.sibling(prefix, "weight_scale").is_some()
     });
     if compressed {
@@ -1417,7 +1534,7 @@ fn detect_quantization(idx: &TensorIndex<'_>) -> Quantization {
     let mut fp8 = false;
     let mut block_scaled = false;
     for t in tensors() {
-        let (prefix, leaf) = split_leaf(&t.name);
+        let (prefix, leaf) = split_leaf(t.name);
         if leaf != "weight" || !matches!(t.dtype, Dtype::F8_E4M3 | Dtype::F8_E5M2) {
             continue;
         }
@@ -1448,14 +1565,14 @@ impl Report {
     /// Summarises the headers of the shards of one model.
     #[must_use]
     pub fn from_headers(headers: &[Header]) -> Report {
-        let mut by_name: BTreeMap<&str, &TensorInfo> = BTreeMap::new();
+        let mut by_name: BTreeMap<&str, TensorInfo<'_>> = BTreeMap::new();
         let mut duplicates = BTreeSet::new();
-        for t in headers.iter().flat_map(|h| &h.tensors) {
+        for t in headers.iter().flat_map(Header::tensors) {
             // First occurrence wins.
-            if by_name.contains_key(t.name.as_str()) {
-                duplicates.insert(t.name.as_str());
+            if by_name.contains_key(t.name) {
+                duplicates.insert(t.name);
             } else {
-                by_name.insert(&t.name, t);
+                by_name.insert(t.name, t);
             }
         }
         let idx = TensorIndex { by_name };
@@ -1470,10 +1587,10 @@ impl Report {
         let mut packed_factors = BTreeSet::new();
         let mut packed_kinds = BTreeSet::new();
 
-        for t in headers.iter().flat_map(|h| &h.tensors) {
+        for t in headers.iter().flat_map(Header::tensors) {
             let elements = t.element_count().unwrap_or(u64::MAX);
             let bytes = t.byte_len();
-            let packing = packing_of(t, &idx);
+            let packing = packing_of(&t, &idx);
             let logical = elements.saturating_mul(packing.factor());
             if packing != Packing::Plain {
                 packed_kinds.insert(packing_rank(packing));
@@ -1493,7 +1610,7 @@ impl Report {
                 .entry(t.dtype.name().to_owned())
                 .or_default();
             *b = b.saturating_add(bytes);
-            if is_expert_tensor(&t.name) {
+            if is_expert_tensor(t.name) {
                 moe.expert_parameters = moe.expert_parameters.saturating_add(logical);
                 moe.expert_tensor_count += 1;
             } else {
@@ -1787,8 +1904,8 @@ pub fn check_against_index(
     let mut actual_total_size = 0u64;
     for (name, header) in shards {
         actual_total_size = actual_total_size.saturating_add(header.data_len);
-        for t in &header.tensors {
-            holder.entry(t.name.as_str()).or_insert(base_name(name));
+        for t in header.tensors() {
+            holder.entry(t.name).or_insert(base_name(name));
         }
     }
 
@@ -1910,6 +2027,35 @@ mod tests {
     }
 
     // ---- Dtype -------------------------------------------------------------
+
+    /// The record packs the dtype above the dimension count: every dtype and
+    /// the largest dimension count a header can hold come back unchanged.
+    #[test]
+    fn a_tensor_record_keeps_dtype_and_dimension_count() {
+        let most = (MAX_HEADER_SIZE / 2) as usize;
+        assert!(most < 1 << Entry::NDIM_BITS && Dtype::ALL.len() <= 1 << (32 - Entry::NDIM_BITS));
+        for (i, d) in Dtype::ALL.into_iter().enumerate() {
+            assert_eq!(d as usize, i, "Dtype::ALL is in discriminant order");
+            for ndim in [0, 1, 2, most] {
+                let e = Entry::new((3, 5), (7, 1), (9, ndim as u32), d);
+                assert_eq!((e.dtype(), e.ndim() as usize), (d, ndim));
+                assert_eq!(e.dims(), 9..9 + ndim);
+                assert_eq!(e.view("abcdefghij", &[]).name, "h");
+            }
+            let mut t = Tensors::default();
+            t.dims.extend([4, 5, 6]);
+            t.end("w", d, 1, (3, 5));
+            let view = t.entries[0].view(&t.names, &t.dims);
+            let expected = TensorInfo {
+                name: "w",
+                dtype: d,
+                shape: &[5, 6],
+                data_offsets: (3, 5),
+            };
+            assert_eq!(view, expected);
+        }
+        assert_eq!(std::mem::size_of::<Entry>(), 32);
+    }
 
     #[test]
     fn dtype_names_and_bits_follow_the_reference() {
@@ -2408,7 +2554,7 @@ mod tests {
         assert_eq!(h.data_len, data_len);
         assert_eq!(h.header_len, json.len() as u64);
         assert_eq!(h.file_size(), file_size);
-        let names: Vec<&str> = h.tensors.iter().map(|t| t.name.as_str()).collect();
+        let names: Vec<&str> = h.tensors().map(|t| t.name).collect();
         assert_eq!(
             names,
             [
@@ -2469,7 +2615,7 @@ mod tests {
     #[test]
     fn empty_header_is_valid() {
         let h = parse("{}").unwrap();
-        assert!(h.tensors.is_empty() && h.metadata.is_empty());
+        assert!(h.tensor_count() == 0 && h.metadata.is_empty());
         assert_eq!(h.data_len, 0);
         let r = Report::from_headers(&[h]);
         assert_eq!(r.parameter_count, 0);
@@ -3012,29 +3158,30 @@ mod tests {
             }
             map.insert("__metadata__".into(), Value::Object(meta));
         }
-        let mut tensors = Vec::new();
+        let mut rows = Vec::new();
         for (i, (name, dtype, shape)) in specs.into_iter().enumerate() {
             map.insert(
                 name.clone(),
                 json!({"dtype": dtype.name(), "shape": shape, "data_offsets": [offsets[i].0, offsets[i].1]}),
             );
-            tensors.push(TensorInfo {
-                name,
-                dtype,
-                shape: shape.into(),
-                data_offsets: offsets[i],
-            });
+            rows.push((offsets[i], name, dtype, shape));
         }
-        tensors.sort_by(|a, b| {
-            a.data_offsets
-                .cmp(&b.data_offsets)
-                .then_with(|| a.name.cmp(&b.name))
-        });
+        rows.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        let mut tensors = Tensors::default();
+        for (offsets, name, dtype, shape) in rows {
+            let mark = tensors.dims_mark();
+            for d in shape {
+                tensors.dim(d);
+            }
+            tensors.end(&name, dtype, mark, offsets);
+        }
         let mut json = Value::Object(map).to_string();
         json.push_str(&" ".repeat(rng.index(8)));
         let bytes = file(&json, usize::try_from(cursor).unwrap());
         let header = Header {
-            tensors,
+            names: tensors.names,
+            dims: tensors.dims,
+            entries: tensors.entries,
             metadata,
             header_len: json.len() as u64,
             data_len: cursor,
@@ -3051,7 +3198,7 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&bytes)));
             assert_eq!(parsed, expected);
             let report = Report::from_headers(&[parsed]);
-            assert_eq!(report.tensor_count, expected.tensors.len() as u64);
+            assert_eq!(report.tensor_count, expected.tensor_count() as u64);
             assert_eq!(report.total_bytes, expected.data_len);
         }
     }

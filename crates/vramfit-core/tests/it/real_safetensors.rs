@@ -119,13 +119,17 @@ fn check(name: &str) {
 
     // Tensors: the same set of names, and each one's dtype, shape and size.
     let tensors = exp["tensors"].as_array().expect("tensors array");
-    let ours: BTreeSet<&str> = header.tensors.iter().map(|t| t.name.as_str()).collect();
+    let ours: BTreeSet<&str> = header.tensors().map(|t| t.name).collect();
     let theirs: BTreeSet<&str> = tensors
         .iter()
         .map(|t| t["name"].as_str().expect("tensor name"))
         .collect();
     assert_eq!(ours, theirs, "{name}: tensor names");
-    assert_eq!(header.tensors.len(), tensors.len(), "{name}: no duplicates");
+    assert_eq!(
+        header.tensor_count(),
+        tensors.len(),
+        "{name}: no duplicates"
+    );
     for t in tensors {
         let tname = t["name"].as_str().expect("tensor name");
         let info = header
@@ -162,7 +166,7 @@ fn check(name: &str) {
         .iter()
         .map(|k| k.as_str().expect("name"))
         .collect();
-    let our_order: Vec<&str> = header.tensors.iter().map(|t| t.name.as_str()).collect();
+    let our_order: Vec<&str> = header.tensors().map(|t| t.name).collect();
     assert_eq!(our_order, offset_order, "{name}: tensor order by offset");
 
     // Metadata: `None` in Python is no `__metadata__`, i.e. no entries here.
