@@ -2,7 +2,9 @@
 //! long provenance fields the app's first screen never shows (notes, derivations, price
 //! sources, and each entry's `source`, ~30 KB of the gzipped bundle: the Catalog view
 //! fetches them from `catalog-sources.json`, which `scripts/catalog_sources.py` writes next
-//! to the bundle); the native build (CLI, tests) keeps every field.
+//! to the bundle) and the keys of each model's `config` that sizing never reads
+//! (`src/catalog/wasm_slim.rs`, ~3 KB gzipped); the native build (CLI, tests) keeps every
+//! field.
 
 use std::fs;
 use std::path::Path;
@@ -15,12 +17,17 @@ const DROP: [&str; 5] = [
     "parameters_source",
 ];
 
-fn slim(v: &mut serde_json::Value) {
+include!("src/catalog/wasm_slim.rs");
+
+fn slim(v: &mut serde_json::Value, keys: &std::collections::BTreeSet<String>) {
     if let serde_json::Value::Array(items) = v {
         for item in items {
             if let serde_json::Value::Object(m) = item {
                 for k in DROP {
                     m.remove(k);
+                }
+                if let Some(config) = m.get_mut("config") {
+                    slim_config(config, keys);
                 }
                 if let Some(serde_json::Value::Object(p)) = m.get_mut("price") {
                     p.remove("purchase_source");
@@ -38,6 +45,8 @@ fn main() {
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "wasm32");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     println!("cargo:rerun-if-changed=src/catalog");
+    println!("cargo:rerun-if-changed=src/model.rs");
+    let keys = config_keys(&fs::read_to_string("src/model.rs").expect("read src/model.rs"));
     for dir in ["gpus", "models"] {
         let src = Path::new("src/catalog").join(dir);
         fs::create_dir_all(Path::new(&out).join(dir)).expect("out dir");
@@ -52,7 +61,7 @@ fn main() {
             let compact = match serde_json::from_str::<serde_json::Value>(&text) {
                 Ok(mut v) => {
                     if wasm {
-                        slim(&mut v);
+                        slim(&mut v, &keys);
                     }
                     serde_json::to_string(&v).expect("serialize")
                 }

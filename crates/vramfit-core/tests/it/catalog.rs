@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use vramfit_core::catalog::{Catalog, GPU_FILES, MODEL_FILES};
 use vramfit_core::dtype::WeightFormat;
+use vramfit_core::model::ModelArch;
 
 fn cat() -> Catalog {
     Catalog::load().expect("bundled catalog parses")
@@ -265,4 +266,28 @@ fn reconstructed_configs_are_flagged_and_say_so() {
         flagged > 0 && flagged < c.models.len() / 4,
         "{flagged} flagged"
     );
+}
+
+// `config_keys` and `slim_config`, as the build script uses them.
+include!("../../src/catalog/wasm_slim.rs");
+
+/// The web bundle embeds each model's `config` with only the keys `model.rs` can read
+/// (`build.rs`, `src/catalog/wasm_slim.rs`); every model must size the same from it.
+#[test]
+fn the_web_catalog_sizes_like_the_full_one() {
+    let keys = config_keys(include_str!("../../src/model.rs"));
+    let mut slimmed = 0;
+    for m in &cat().models {
+        let mut config = m.config.clone();
+        slim_config(&mut config, &keys);
+        slimmed += usize::from(config != m.config);
+        assert_eq!(
+            ModelArch::from_config(&config),
+            ModelArch::from_config(&m.config),
+            "{}",
+            m.id
+        );
+    }
+    // Most configs carry keys sizing never reads (token ids, initializer_range, ...).
+    assert!(slimmed * 2 > cat().models.len(), "{slimmed} slimmed");
 }
