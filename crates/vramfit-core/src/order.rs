@@ -6,7 +6,10 @@
 //! [`sort_by`] sorts an index permutation through one shared, non-generic comparison call,
 //! so every caller shares a single instantiation and only a few dozen bytes are generic.
 //! Ties keep their input order (the permutation breaks them by index), as `sort_by` does.
-//! The one large sort, of a checkpoint's tensors by offset, keeps `slice::sort_by`.
+//! A checkpoint's tensors go through it too when their header is not in offset order (the
+//! reference writer's headers are, and skip the sort); collecting into a `BTreeSet` sorts
+//! with the standard stable sort as well, so sets on the web's paths are filled by
+//! insertion.
 
 use std::cmp::Ordering;
 
