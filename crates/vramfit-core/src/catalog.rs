@@ -7,7 +7,9 @@
 
 use crate::dtype::WeightFormat;
 use crate::model::{ConfigError, ModelArch};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+mod read;
 use std::collections::BTreeMap;
 
 /// The catalog files: (path relative to `src/catalog`, contents).
@@ -82,7 +84,8 @@ pub const MODEL_FILES: [(&str, &str); 11] = [
 pub const DRIVER_RESERVE_MIB: u64 = 450;
 
 /// Dense tensor throughput by precision, in TFLOPS (10^12 FLOP/s), without sparsity.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 pub struct DenseTflops {
     /// FP32 (non-tensor) throughput.
     pub fp32: Option<f64>,
@@ -124,7 +127,8 @@ impl DenseTflops {
 }
 
 /// Intra-node GPU-to-GPU link.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 pub struct Interconnect {
     /// `nvlink`, `pcie`, `infinity-fabric`, `gaudi-roce`, `nvlink-c2c-nvl72`, `unified`.
     pub kind: String,
@@ -137,7 +141,8 @@ pub struct Interconnect {
 }
 
 /// Prices with their dates and sources.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 pub struct Price {
     /// Purchase price per GPU in USD.
     pub purchase_usd: Option<f64>,
@@ -156,7 +161,8 @@ pub struct Price {
 }
 
 /// One GPU of the catalog.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 pub struct Gpu {
     /// Stable id (`h100-sxm`).
     pub id: String,
@@ -264,7 +270,8 @@ impl Gpu {
 }
 
 /// A quantized repository mapped to its base architecture.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 pub struct QuantizedRepo {
     /// Hugging Face repo id.
     pub repo: String,
@@ -276,7 +283,8 @@ pub struct QuantizedRepo {
 }
 
 /// Parameters outside the text decoder.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 pub struct NonTextParams {
     /// How many.
     pub count: u64,
@@ -284,12 +292,16 @@ pub struct NonTextParams {
     pub how: String,
 }
 
+/// For the test-only derived `Deserialize` that `read`'s test compares against (the
+/// `#[serde(default)]` attributes here serve it too; `read` is what loads the catalog).
+#[cfg(test)]
 const fn verbatim_by_default() -> bool {
     true
 }
 
 /// One model checkpoint family entry of the catalog.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 pub struct Model {
     /// Stable id (`llama-3.1-8b`).
     pub id: String,
@@ -386,18 +398,15 @@ impl Catalog {
     /// Parses the embedded catalog.
     ///
     /// # Errors
-    /// A message naming the file and the serde error (a catalog bug; tests check it).
+    /// A message naming the file, the entry and the field (a catalog bug; tests check it).
     pub fn load() -> Result<Self, String> {
         let mut c = Catalog::default();
         for (path, text) in GPU_FILES {
-            let mut v: Vec<Gpu> =
-                serde_json::from_str(text).map_err(|e| format!("catalog {path}: {e}"))?;
-            c.gpus.append(&mut v);
+            c.gpus.append(&mut read::entries(path, text, read::gpu)?);
         }
         for (path, text) in MODEL_FILES {
-            let mut v: Vec<Model> =
-                serde_json::from_str(text).map_err(|e| format!("catalog {path}: {e}"))?;
-            c.models.append(&mut v);
+            c.models
+                .append(&mut read::entries(path, text, read::model)?);
         }
         Ok(c)
     }

@@ -1,0 +1,318 @@
+//! Catalog entries read from JSON values, field by field.
+//!
+//! Hand-written rather than `#[derive(Deserialize)]`: the derived visitors of [`Gpu`],
+//! [`Model`] and their parts were ~25 KB of the web bundle's code before wasm-opt (~7 KB
+//! gzipped, docs/PERFORMANCE.md "First-load size"), where these readers share a few helpers.
+//! They read as the derive did: unknown keys are ignored, an optional field may be missing or
+//! `null`, a field with a default may be missing, and anything else names the field. The unit
+//! test below checks them against the derived `Deserialize` on every catalog file.
+
+use super::{DenseTflops, Gpu, Interconnect, Model, NonTextParams, Price, QuantizedRepo};
+use serde_json::{Map, Value};
+
+/// Every entry of one catalog file (a JSON list), read by `read`; errors name the file, the
+/// entry and the field.
+pub(super) fn entries<T>(
+    path: &str,
+    text: &str,
+    read: fn(&Value) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("catalog {path}: {e}"))?;
+    let Value::Array(items) = v else {
+        return Err(format!("catalog {path}: expected a list of entries"));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            read(item).map_err(|e| match item.get("id").and_then(Value::as_str) {
+                Some(id) => format!("catalog {path}: entry {i} (`{id}`): {e}"),
+                None => format!("catalog {path}: entry {i}: {e}"),
+            })
+        })
+        .collect()
+}
+
+/// A JSON object being read.
+struct Obj<'a>(&'a Map<String, Value>);
+
+impl<'a> Obj<'a> {
+    fn of(v: &'a Value) -> Result<Obj<'a>, String> {
+        v.as_object()
+            .map(Obj)
+            .ok_or_else(|| "expected an object".to_owned())
+    }
+
+    /// The value of `key`, `None` when missing or `null`; `Err` when `conv` refuses it.
+    fn opt<T>(
+        &self,
+        key: &str,
+        what: &str,
+        conv: impl Fn(&'a Value) -> Option<T>,
+    ) -> Result<Option<T>, String> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => conv(v)
+                .map(Some)
+                .ok_or_else(|| format!("`{key}` must be {what}")),
+        }
+    }
+
+    fn req<T>(
+        &self,
+        key: &str,
+        what: &str,
+        conv: impl Fn(&'a Value) -> Option<T>,
+    ) -> Result<T, String> {
+        self.opt(key, what, conv)?
+            .ok_or_else(|| format!("missing `{key}`"))
+    }
+
+    fn opt_f64(&self, key: &str) -> Result<Option<f64>, String> {
+        self.opt(key, "a number", Value::as_f64)
+    }
+
+    fn opt_u64(&self, key: &str) -> Result<Option<u64>, String> {
+        self.opt(key, "a non-negative integer", Value::as_u64)
+    }
+
+    fn opt_str(&self, key: &str) -> Result<Option<String>, String> {
+        self.opt(key, "a string", |v| v.as_str().map(str::to_owned))
+    }
+
+    fn f64(&self, key: &str) -> Result<f64, String> {
+        self.req(key, "a number", Value::as_f64)
+    }
+
+    fn u64(&self, key: &str) -> Result<u64, String> {
+        self.req(key, "a non-negative integer", Value::as_u64)
+    }
+
+    fn str(&self, key: &str) -> Result<String, String> {
+        self.req(key, "a string", |v| v.as_str().map(str::to_owned))
+    }
+
+    fn strs(&self, key: &str) -> Result<Option<Vec<String>>, String> {
+        self.opt(key, "a list of strings", |v| {
+            v.as_array()?
+                .iter()
+                .map(|s| s.as_str().map(str::to_owned))
+                .collect()
+        })
+    }
+
+    /// A list of objects, each read by `read` (its error prefixed with the key and index).
+    fn list<T>(
+        &self,
+        key: &str,
+        read: fn(&Value) -> Result<T, String>,
+    ) -> Result<Option<Vec<T>>, String> {
+        let Some(items) = self.opt(key, "a list", Value::as_array)? else {
+            return Ok(None);
+        };
+        let read_one = |(i, v)| read(v).map_err(|e| format!("`{key}[{i}]`: {e}"));
+        items
+            .iter()
+            .enumerate()
+            .map(read_one)
+            .collect::<Result<_, _>>()
+            .map(Some)
+    }
+
+    /// A nested object read by `read` (its error prefixed with the key).
+    fn nested<T>(
+        &self,
+        key: &str,
+        read: fn(&Value) -> Result<T, String>,
+    ) -> Result<Option<T>, String> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => read(v).map(Some).map_err(|e| format!("`{key}`: {e}")),
+        }
+    }
+}
+
+pub(super) fn gpu(v: &Value) -> Result<Gpu, String> {
+    let o = Obj::of(v)?;
+    Ok(Gpu {
+        id: o.str("id")?,
+        name: o.str("name")?,
+        aliases: o.strs("aliases")?.ok_or("missing `aliases`")?,
+        vendor: o.str("vendor")?,
+        segment: o.str("segment")?,
+        architecture: o.opt_str("architecture")?,
+        memory_marketed_gb: o.f64("memory_marketed_gb")?,
+        memory_type: o.opt_str("memory_type")?,
+        memory_usable_mib: o.u64("memory_usable_mib")?,
+        memory_usable_source: o.opt_str("memory_usable_source")?,
+        memory_cuda_total_mib: o.opt_u64("memory_cuda_total_mib")?,
+        memory_cuda_total_source: o.opt_str("memory_cuda_total_source")?,
+        unified_memory_gpu_fraction: o.opt_f64("unified_memory_gpu_fraction")?,
+        memory_bandwidth_gb_per_s: o.f64("memory_bandwidth_gb_per_s")?,
+        dense_tflops: o
+            .nested("dense_tflops", dense_tflops)?
+            .ok_or("missing `dense_tflops`")?,
+        interconnect: o
+            .nested("interconnect", interconnect)?
+            .ok_or("missing `interconnect`")?,
+        pcie_generation: o.opt_u64("pcie_generation")?,
+        tdp_w: o.opt_f64("tdp_w")?,
+        price: o.nested("price", price)?.unwrap_or_default(),
+        source: o.opt_str("source")?.unwrap_or_default(),
+        notes: o.opt_str("notes")?,
+    })
+}
+
+fn dense_tflops(v: &Value) -> Result<DenseTflops, String> {
+    let o = Obj::of(v)?;
+    Ok(DenseTflops {
+        fp32: o.opt_f64("fp32")?,
+        tf32: o.opt_f64("tf32")?,
+        bf16: o.opt_f64("bf16")?,
+        fp16: o.opt_f64("fp16")?,
+        fp8: o.opt_f64("fp8")?,
+        int8: o.opt_f64("int8")?,
+        fp4: o.opt_f64("fp4")?,
+    })
+}
+
+fn interconnect(v: &Value) -> Result<Interconnect, String> {
+    let o = Obj::of(v)?;
+    Ok(Interconnect {
+        kind: o.str("kind")?,
+        generation: o.opt_str("generation")?,
+        gb_per_s_per_direction: o.opt_f64("gb_per_s_per_direction")?,
+        gpus_per_node: o.opt_u64("gpus_per_node")?,
+    })
+}
+
+fn price(v: &Value) -> Result<Price, String> {
+    let o = Obj::of(v)?;
+    Ok(Price {
+        purchase_usd: o.opt_f64("purchase_usd")?,
+        purchase_kind: o.opt_str("purchase_kind")?,
+        purchase_date: o.opt_str("purchase_date")?,
+        purchase_source: o.opt_str("purchase_source")?,
+        cloud_usd_per_hour: o.opt_f64("cloud_usd_per_hour")?,
+        cloud_date: o.opt_str("cloud_date")?,
+        cloud_source: o.opt_str("cloud_source")?,
+    })
+}
+
+pub(super) fn model(v: &Value) -> Result<Model, String> {
+    let o = Obj::of(v)?;
+    Ok(Model {
+        id: o.str("id")?,
+        name: o.str("name")?,
+        family: o.str("family")?,
+        vendor: o.str("vendor")?,
+        hf_repo_ids: o.strs("hf_repo_ids")?.ok_or("missing `hf_repo_ids`")?,
+        quantized_repos: o
+            .list("quantized_repos", quantized_repo)?
+            .unwrap_or_default(),
+        stored_dtype: o.str("stored_dtype")?,
+        config: o.req("config", "an object", |v| v.is_object().then(|| v.clone()))?,
+        config_verbatim: o
+            .opt("config_verbatim", "true or false", Value::as_bool)?
+            .unwrap_or(true),
+        parameters_total: o.u64("parameters_total")?,
+        parameters_active: o.u64("parameters_active")?,
+        parameters_source: o.opt_str("parameters_source")?.unwrap_or_default(),
+        parameters_non_text: o.nested("parameters_non_text", non_text)?,
+        context_native: o.u64("context_native")?,
+        source: o.opt_str("source")?.unwrap_or_default(),
+        notes: o.opt_str("notes")?,
+    })
+}
+
+fn quantized_repo(v: &Value) -> Result<QuantizedRepo, String> {
+    let o = Obj::of(v)?;
+    Ok(QuantizedRepo {
+        repo: o.str("repo")?,
+        format: o.str("format")?,
+        group_size: o.opt_u64("group_size")?,
+    })
+}
+
+fn non_text(v: &Value) -> Result<NonTextParams, String> {
+    let o = Obj::of(v)?;
+    Ok(NonTextParams {
+        count: o.u64("count")?,
+        how: o.str("how")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{GPU_FILES, MODEL_FILES};
+    use super::*;
+
+    /// The readers give what the derived `Deserialize` gives, on every catalog file.
+    #[test]
+    fn readers_match_the_derived_deserialize() {
+        let mut n = 0;
+        for (path, text) in GPU_FILES {
+            let derived: Vec<Gpu> = serde_json::from_str(text).expect(path);
+            assert_eq!(entries(path, text, gpu).expect(path), derived, "{path}");
+            n += derived.len();
+        }
+        for (path, text) in MODEL_FILES {
+            let derived: Vec<Model> = serde_json::from_str(text).expect(path);
+            assert_eq!(entries(path, text, model).expect(path), derived, "{path}");
+            n += derived.len();
+        }
+        assert!(n > 100, "{n} entries");
+    }
+
+    #[test]
+    fn errors_name_the_file_entry_and_field() {
+        let base = || {
+            serde_json::json!({
+                "id": "x", "name": "X", "aliases": [], "vendor": "nvidia", "segment": "datacenter",
+                "memory_marketed_gb": 80, "memory_usable_mib": 81559,
+                "memory_bandwidth_gb_per_s": 3350,
+                "dense_tflops": {"bf16": 989.4},
+                "interconnect": {"kind": "nvlink"},
+                "extra": "ignored", "notes": null
+            })
+        };
+        let read = |v: Value| entries("gpus/t.json", &Value::Array(vec![v]).to_string(), gpu);
+        let ok = read(base()).expect("a minimal GPU");
+        assert_eq!(ok[0].dense_tflops.bf16, Some(989.4));
+        assert_eq!(
+            (ok[0].price.purchase_usd, ok[0].notes.as_deref()),
+            (None, None)
+        );
+        for (change, message) in [
+            (
+                ("memory_usable_mib", Value::Null),
+                "missing `memory_usable_mib`",
+            ),
+            (
+                ("memory_usable_mib", serde_json::json!(1.5)),
+                "`memory_usable_mib` must be a non-negative integer",
+            ),
+            (
+                ("aliases", serde_json::json!(["a", 1])),
+                "`aliases` must be a list of strings",
+            ),
+            (
+                ("interconnect", serde_json::json!({"generation": "x"})),
+                "`interconnect`: missing `kind`",
+            ),
+            (
+                ("dense_tflops", serde_json::json!({"bf16": "fast"})),
+                "`dense_tflops`: `bf16` must be a number",
+            ),
+        ] {
+            let mut v = base();
+            v[change.0] = change.1;
+            let e = read(v).expect_err(message);
+            assert_eq!(e, format!("catalog gpus/t.json: entry 0 (`x`): {message}"));
+        }
+        let e = entries("models/t.json", "{}", model).expect_err("not a list");
+        assert_eq!(e, "catalog models/t.json: expected a list of entries");
+        let e = entries("models/t.json", "[1]", model).expect_err("not an object");
+        assert_eq!(e, "catalog models/t.json: entry 0: expected an object");
+    }
+}
