@@ -127,7 +127,7 @@ impl DenseTflops {
 }
 
 /// Intra-node GPU-to-GPU link.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[cfg_attr(test, derive(serde::Deserialize))]
 pub struct Interconnect {
     /// `nvlink`, `pcie`, `infinity-fabric`, `gaudi-roce`, `nvlink-c2c-nvl72`, `unified`.

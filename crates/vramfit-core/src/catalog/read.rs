@@ -9,6 +9,7 @@
 
 use super::{DenseTflops, Gpu, Interconnect, Model, NonTextParams, Price, QuantizedRepo};
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 
 /// Every entry of one catalog file (a JSON list), read by `read`; errors name the file, the
 /// entry and the field.
@@ -33,67 +34,90 @@ pub(super) fn entries<T>(
         .collect()
 }
 
-/// A JSON object being read.
-struct Obj<'a>(&'a Map<String, Value>);
+/// A JSON object being read. The readers never return early: a bad field records the first
+/// error and reads as its default, and [`Obj::done`] turns the whole into `Err` (with early
+/// returns, every `?` dropped the fields already read: `gpu` was 6 KB of wasm).
+struct Obj<'a> {
+    map: &'a Map<String, Value>,
+    first_error: RefCell<Option<String>>,
+}
 
 impl<'a> Obj<'a> {
     fn of(v: &'a Value) -> Result<Obj<'a>, String> {
-        v.as_object()
-            .map(Obj)
-            .ok_or_else(|| "expected an object".to_owned())
+        let map = v
+            .as_object()
+            .ok_or_else(|| "expected an object".to_owned())?;
+        Ok(Obj {
+            map,
+            first_error: RefCell::new(None),
+        })
     }
 
-    /// The value of `key`, `None` when missing or `null`; `Err` when `conv` refuses it.
-    fn opt<T>(
-        &self,
-        key: &str,
-        what: &str,
-        conv: impl Fn(&'a Value) -> Option<T>,
-    ) -> Result<Option<T>, String> {
-        match self.0.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => conv(v)
-                .map(Some)
-                .ok_or_else(|| format!("`{key}` must be {what}")),
+    fn fail(&self, e: String) {
+        self.first_error.borrow_mut().get_or_insert(e);
+    }
+
+    /// `value`, or the first error recorded while reading it.
+    fn done<T>(self, value: T) -> Result<T, String> {
+        self.first_error.into_inner().map_or(Ok(value), Err)
+    }
+
+    /// The value of `key`, `None` when missing or `null` (and when `conv` refuses it, which
+    /// is recorded).
+    fn opt<T>(&self, key: &str, what: &str, conv: impl Fn(&'a Value) -> Option<T>) -> Option<T> {
+        match self.map.get(key) {
+            None | Some(Value::Null) => None,
+            Some(v) => {
+                let x = conv(v);
+                if x.is_none() {
+                    self.fail(format!("`{key}` must be {what}"));
+                }
+                x
+            }
         }
     }
 
-    fn req<T>(
-        &self,
-        key: &str,
-        what: &str,
-        conv: impl Fn(&'a Value) -> Option<T>,
-    ) -> Result<T, String> {
-        self.opt(key, what, conv)?
-            .ok_or_else(|| format!("missing `{key}`"))
+    /// As [`Obj::opt`], recording a missing value too.
+    fn req<T: Default>(&self, key: &str, what: &str, conv: impl Fn(&'a Value) -> Option<T>) -> T {
+        if matches!(self.map.get(key), None | Some(Value::Null)) {
+            self.fail(format!("missing `{key}`"));
+        }
+        self.opt(key, what, conv).unwrap_or_default()
     }
 
-    fn opt_f64(&self, key: &str) -> Result<Option<f64>, String> {
+    #[inline(never)]
+    fn opt_f64(&self, key: &str) -> Option<f64> {
         self.opt(key, "a number", Value::as_f64)
     }
 
-    fn opt_u64(&self, key: &str) -> Result<Option<u64>, String> {
+    #[inline(never)]
+    fn opt_u64(&self, key: &str) -> Option<u64> {
         self.opt(key, "a non-negative integer", Value::as_u64)
     }
 
-    fn opt_str(&self, key: &str) -> Result<Option<String>, String> {
+    #[inline(never)]
+    fn opt_str(&self, key: &str) -> Option<String> {
         self.opt(key, "a string", |v| v.as_str().map(str::to_owned))
     }
 
-    fn f64(&self, key: &str) -> Result<f64, String> {
+    #[inline(never)]
+    fn f64(&self, key: &str) -> f64 {
         self.req(key, "a number", Value::as_f64)
     }
 
-    fn u64(&self, key: &str) -> Result<u64, String> {
+    #[inline(never)]
+    fn u64(&self, key: &str) -> u64 {
         self.req(key, "a non-negative integer", Value::as_u64)
     }
 
-    fn str(&self, key: &str) -> Result<String, String> {
+    #[inline(never)]
+    fn str(&self, key: &str) -> String {
         self.req(key, "a string", |v| v.as_str().map(str::to_owned))
     }
 
-    fn strs(&self, key: &str) -> Result<Option<Vec<String>>, String> {
-        self.opt(key, "a list of strings", |v| {
+    #[inline(never)]
+    fn strs(&self, key: &str) -> Vec<String> {
+        self.req(key, "a list of strings", |v| {
             v.as_array()?
                 .iter()
                 .map(|s| s.as_str().map(str::to_owned))
@@ -101,145 +125,145 @@ impl<'a> Obj<'a> {
         })
     }
 
-    /// A list of objects, each read by `read` (its error prefixed with the key and index).
-    fn list<T>(
-        &self,
-        key: &str,
-        read: fn(&Value) -> Result<T, String>,
-    ) -> Result<Option<Vec<T>>, String> {
-        let Some(items) = self.opt(key, "a list", Value::as_array)? else {
-            return Ok(None);
-        };
+    /// A list of objects, each read by `read` (its error prefixed with the key and index);
+    /// empty when missing.
+    fn list<T>(&self, key: &str, read: fn(&Value) -> Result<T, String>) -> Vec<T> {
+        let items = self.opt(key, "a list", Value::as_array);
         let read_one = |(i, v)| read(v).map_err(|e| format!("`{key}[{i}]`: {e}"));
-        items
-            .iter()
-            .enumerate()
-            .map(read_one)
-            .collect::<Result<_, _>>()
-            .map(Some)
+        match items.map(|l| l.iter().enumerate().map(read_one).collect()) {
+            Some(Ok(v)) => v,
+            Some(Err(e)) => {
+                self.fail(e);
+                Vec::new()
+            }
+            None => Vec::new(),
+        }
     }
 
-    /// A nested object read by `read` (its error prefixed with the key).
-    fn nested<T>(
-        &self,
-        key: &str,
-        read: fn(&Value) -> Result<T, String>,
-    ) -> Result<Option<T>, String> {
-        match self.0.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => read(v).map(Some).map_err(|e| format!("`{key}`: {e}")),
+    /// A nested object read by `read` (its error prefixed with the key); `None` when missing.
+    fn nested<T>(&self, key: &str, read: fn(&Value) -> Result<T, String>) -> Option<T> {
+        let v = self.map.get(key).filter(|v| !v.is_null())?;
+        read(v).map_err(|e| self.fail(format!("`{key}`: {e}"))).ok()
+    }
+
+    /// As [`Obj::nested`], recording a missing value too.
+    fn nested_req<T: Default>(&self, key: &str, read: fn(&Value) -> Result<T, String>) -> T {
+        if matches!(self.map.get(key), None | Some(Value::Null)) {
+            self.fail(format!("missing `{key}`"));
         }
+        self.nested(key, read).unwrap_or_default()
     }
 }
 
 pub(super) fn gpu(v: &Value) -> Result<Gpu, String> {
     let o = Obj::of(v)?;
-    Ok(Gpu {
-        id: o.str("id")?,
-        name: o.str("name")?,
-        aliases: o.strs("aliases")?.ok_or("missing `aliases`")?,
-        vendor: o.str("vendor")?,
-        segment: o.str("segment")?,
-        architecture: o.opt_str("architecture")?,
-        memory_marketed_gb: o.f64("memory_marketed_gb")?,
-        memory_type: o.opt_str("memory_type")?,
-        memory_usable_mib: o.u64("memory_usable_mib")?,
-        memory_usable_source: o.opt_str("memory_usable_source")?,
-        memory_cuda_total_mib: o.opt_u64("memory_cuda_total_mib")?,
-        memory_cuda_total_source: o.opt_str("memory_cuda_total_source")?,
-        unified_memory_gpu_fraction: o.opt_f64("unified_memory_gpu_fraction")?,
-        memory_bandwidth_gb_per_s: o.f64("memory_bandwidth_gb_per_s")?,
-        dense_tflops: o
-            .nested("dense_tflops", dense_tflops)?
-            .ok_or("missing `dense_tflops`")?,
-        interconnect: o
-            .nested("interconnect", interconnect)?
-            .ok_or("missing `interconnect`")?,
-        pcie_generation: o.opt_u64("pcie_generation")?,
-        tdp_w: o.opt_f64("tdp_w")?,
-        price: o.nested("price", price)?.unwrap_or_default(),
-        source: o.opt_str("source")?.unwrap_or_default(),
-        notes: o.opt_str("notes")?,
-    })
+    let gpu = Gpu {
+        id: o.str("id"),
+        name: o.str("name"),
+        aliases: o.strs("aliases"),
+        vendor: o.str("vendor"),
+        segment: o.str("segment"),
+        architecture: o.opt_str("architecture"),
+        memory_marketed_gb: o.f64("memory_marketed_gb"),
+        memory_type: o.opt_str("memory_type"),
+        memory_usable_mib: o.u64("memory_usable_mib"),
+        memory_usable_source: o.opt_str("memory_usable_source"),
+        memory_cuda_total_mib: o.opt_u64("memory_cuda_total_mib"),
+        memory_cuda_total_source: o.opt_str("memory_cuda_total_source"),
+        unified_memory_gpu_fraction: o.opt_f64("unified_memory_gpu_fraction"),
+        memory_bandwidth_gb_per_s: o.f64("memory_bandwidth_gb_per_s"),
+        dense_tflops: o.nested_req("dense_tflops", dense_tflops),
+        interconnect: o.nested_req("interconnect", interconnect),
+        pcie_generation: o.opt_u64("pcie_generation"),
+        tdp_w: o.opt_f64("tdp_w"),
+        price: o.nested("price", price).unwrap_or_default(),
+        source: o.opt_str("source").unwrap_or_default(),
+        notes: o.opt_str("notes"),
+    };
+    o.done(gpu)
 }
 
 fn dense_tflops(v: &Value) -> Result<DenseTflops, String> {
     let o = Obj::of(v)?;
-    Ok(DenseTflops {
-        fp32: o.opt_f64("fp32")?,
-        tf32: o.opt_f64("tf32")?,
-        bf16: o.opt_f64("bf16")?,
-        fp16: o.opt_f64("fp16")?,
-        fp8: o.opt_f64("fp8")?,
-        int8: o.opt_f64("int8")?,
-        fp4: o.opt_f64("fp4")?,
-    })
+    let t = DenseTflops {
+        fp32: o.opt_f64("fp32"),
+        tf32: o.opt_f64("tf32"),
+        bf16: o.opt_f64("bf16"),
+        fp16: o.opt_f64("fp16"),
+        fp8: o.opt_f64("fp8"),
+        int8: o.opt_f64("int8"),
+        fp4: o.opt_f64("fp4"),
+    };
+    o.done(t)
 }
 
 fn interconnect(v: &Value) -> Result<Interconnect, String> {
     let o = Obj::of(v)?;
-    Ok(Interconnect {
-        kind: o.str("kind")?,
-        generation: o.opt_str("generation")?,
-        gb_per_s_per_direction: o.opt_f64("gb_per_s_per_direction")?,
-        gpus_per_node: o.opt_u64("gpus_per_node")?,
-    })
+    let i = Interconnect {
+        kind: o.str("kind"),
+        generation: o.opt_str("generation"),
+        gb_per_s_per_direction: o.opt_f64("gb_per_s_per_direction"),
+        gpus_per_node: o.opt_u64("gpus_per_node"),
+    };
+    o.done(i)
 }
 
 fn price(v: &Value) -> Result<Price, String> {
     let o = Obj::of(v)?;
-    Ok(Price {
-        purchase_usd: o.opt_f64("purchase_usd")?,
-        purchase_kind: o.opt_str("purchase_kind")?,
-        purchase_date: o.opt_str("purchase_date")?,
-        purchase_source: o.opt_str("purchase_source")?,
-        cloud_usd_per_hour: o.opt_f64("cloud_usd_per_hour")?,
-        cloud_date: o.opt_str("cloud_date")?,
-        cloud_source: o.opt_str("cloud_source")?,
-    })
+    let p = Price {
+        purchase_usd: o.opt_f64("purchase_usd"),
+        purchase_kind: o.opt_str("purchase_kind"),
+        purchase_date: o.opt_str("purchase_date"),
+        purchase_source: o.opt_str("purchase_source"),
+        cloud_usd_per_hour: o.opt_f64("cloud_usd_per_hour"),
+        cloud_date: o.opt_str("cloud_date"),
+        cloud_source: o.opt_str("cloud_source"),
+    };
+    o.done(p)
 }
 
 pub(super) fn model(v: &Value) -> Result<Model, String> {
     let o = Obj::of(v)?;
-    Ok(Model {
-        id: o.str("id")?,
-        name: o.str("name")?,
-        family: o.str("family")?,
-        vendor: o.str("vendor")?,
-        hf_repo_ids: o.strs("hf_repo_ids")?.ok_or("missing `hf_repo_ids`")?,
-        quantized_repos: o
-            .list("quantized_repos", quantized_repo)?
-            .unwrap_or_default(),
-        stored_dtype: o.str("stored_dtype")?,
-        config: o.req("config", "an object", |v| v.is_object().then(|| v.clone()))?,
+    let m = Model {
+        id: o.str("id"),
+        name: o.str("name"),
+        family: o.str("family"),
+        vendor: o.str("vendor"),
+        hf_repo_ids: o.strs("hf_repo_ids"),
+        quantized_repos: o.list("quantized_repos", quantized_repo),
+        stored_dtype: o.str("stored_dtype"),
+        config: o.req("config", "an object", |v| v.is_object().then(|| v.clone())),
         config_verbatim: o
-            .opt("config_verbatim", "true or false", Value::as_bool)?
+            .opt("config_verbatim", "true or false", Value::as_bool)
             .unwrap_or(true),
-        parameters_total: o.u64("parameters_total")?,
-        parameters_active: o.u64("parameters_active")?,
-        parameters_source: o.opt_str("parameters_source")?.unwrap_or_default(),
-        parameters_non_text: o.nested("parameters_non_text", non_text)?,
-        context_native: o.u64("context_native")?,
-        source: o.opt_str("source")?.unwrap_or_default(),
-        notes: o.opt_str("notes")?,
-    })
+        parameters_total: o.u64("parameters_total"),
+        parameters_active: o.u64("parameters_active"),
+        parameters_source: o.opt_str("parameters_source").unwrap_or_default(),
+        parameters_non_text: o.nested("parameters_non_text", non_text),
+        context_native: o.u64("context_native"),
+        source: o.opt_str("source").unwrap_or_default(),
+        notes: o.opt_str("notes"),
+    };
+    o.done(m)
 }
 
 fn quantized_repo(v: &Value) -> Result<QuantizedRepo, String> {
     let o = Obj::of(v)?;
-    Ok(QuantizedRepo {
-        repo: o.str("repo")?,
-        format: o.str("format")?,
-        group_size: o.opt_u64("group_size")?,
-    })
+    let q = QuantizedRepo {
+        repo: o.str("repo"),
+        format: o.str("format"),
+        group_size: o.opt_u64("group_size"),
+    };
+    o.done(q)
 }
 
 fn non_text(v: &Value) -> Result<NonTextParams, String> {
     let o = Obj::of(v)?;
-    Ok(NonTextParams {
-        count: o.u64("count")?,
-        how: o.str("how")?,
-    })
+    let n = NonTextParams {
+        count: o.u64("count"),
+        how: o.str("how"),
+    };
+    o.done(n)
 }
 
 #[cfg(test)]
