@@ -36,7 +36,8 @@ pub(super) fn entries<T>(
 
 /// A JSON object being read. The readers never return early: a bad field records the first
 /// error and reads as its default, and [`Obj::done`] turns the whole into `Err` (with early
-/// returns, every `?` dropped the fields already read: `gpu` was 6 KB of wasm).
+/// returns every `?` also dropped the fields already read: `gpu` was 5.9 KB of wasm, now
+/// 4.2 KB).
 struct Obj<'a> {
     map: &'a Map<String, Value>,
     first_error: RefCell<Option<String>>,
