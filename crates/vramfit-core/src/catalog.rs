@@ -524,7 +524,7 @@ impl Sources {
     ///
     /// A message naming the problem when the text is not JSON or not that shape.
     pub fn from_json(text: &[u8]) -> Result<Sources, String> {
-        let v: serde_json::Value = serde_json::from_slice(text)
+        let v: serde_json::Value = crate::json_from_bytes(text)
             .map_err(|e| format!("catalog-sources.json is not JSON: {e}"))?;
         for kind in ["gpus", "models"] {
             if !v.get(kind).is_some_and(serde_json::Value::is_object) {

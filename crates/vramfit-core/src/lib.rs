@@ -20,3 +20,15 @@ pub mod share;
 pub mod sizing;
 pub mod throughput;
 pub mod units;
+
+/// JSON bytes to a value: UTF-8 checked first, then `serde_json::from_str`. Every JSON text
+/// the core reads goes through `from_str`, so the web bundle carries one `serde_json` reader
+/// instead of two (`from_slice` instantiates a second: ~4 KB of wasm).
+///
+/// # Errors
+/// The byte offset of invalid UTF-8, or `serde_json`'s message (line and column).
+pub(crate) fn json_from_bytes(bytes: &[u8]) -> Result<serde_json::Value, String> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| format!("invalid UTF-8 at byte {}", e.valid_up_to()))?;
+    serde_json::from_str(text).map_err(|e| e.to_string())
+}

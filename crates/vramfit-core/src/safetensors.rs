@@ -1870,7 +1870,7 @@ pub fn check_against_index(
 ) -> Result<IndexCheck, HeaderError> {
     let invalid = |reason: String| HeaderError::InvalidIndex { reason };
     let root: Value =
-        serde_json::from_slice(index_json).map_err(|e| invalid(format!("not valid JSON: {e}")))?;
+        crate::json_from_bytes(index_json).map_err(|e| invalid(format!("not valid JSON: {e}")))?;
     let Value::Object(root) = root else {
         return Err(invalid(format!(
             "expected a JSON object, found {}",
@@ -1982,7 +1982,7 @@ pub fn check_against_index(
 /// [`HeaderError::InvalidIndex`] when the text is not an index.
 pub fn index_shards(index_json: &[u8]) -> Result<Vec<String>, HeaderError> {
     let invalid = |reason: String| HeaderError::InvalidIndex { reason };
-    let root: Value = serde_json::from_slice(index_json).map_err(|e| invalid(e.to_string()))?;
+    let root: Value = crate::json_from_bytes(index_json).map_err(invalid)?;
     let map = root
         .get("weight_map")
         .and_then(Value::as_object)
