@@ -152,7 +152,7 @@ pub fn ModelSource() -> impl IntoView {
                 let warnings = r.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view();
                 view! {
                     <p>
-                        {format!("{} tensors, {} parameters ({} logical), {} in all: {dtypes}. Quantization: {:?}.", fmt_count(r.tensor_count), fmt_count(r.parameter_count), fmt_count(r.logical_parameter_count), fmt_bytes(r.total_bytes, u), r.quantization)}
+                        {format!("{} tensors, {} parameters ({} logical), {} in all: {dtypes}. Quantization: {}.", fmt_count(r.tensor_count), fmt_count(r.parameter_count), fmt_count(r.logical_parameter_count), fmt_bytes(r.total_bytes, u), r.quantization.label())}
                     </p>
                     <ul>{warnings}</ul>
                 }

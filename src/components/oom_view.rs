@@ -24,7 +24,7 @@ pub fn OomView() -> impl IntoView {
         parsed.get().and_then(Result::ok).map(|r| {
             let b = |x: Option<u64>| x.map_or("–".to_string(), |v| fmt_bytes(v, u));
             let mut rows = vec![
-                ("Message", format!("{:?}", r.source)),
+                ("Message", r.source.label().to_owned()),
                 ("GPU", r.gpu_index.map_or("–".into(), |g| g.to_string())),
                 ("Tried to allocate", b(r.tried_to_allocate_bytes)),
                 ("Total capacity", b(r.total_capacity_bytes)),

@@ -107,6 +107,7 @@ test('a 20 GB shard is read header-only, in well under a second', async () => {
   const ms = Date.now() - t0;
   assert.ok(ms < 3000, `took ${ms} ms`);
   assert.match(await text(page, 'file-report'), /1 tensors, 10,000,000,000 parameters/);
+  assert.match(await text(page, 'file-report'), /Quantization: none\./);
   assert.match(await text(page, 'file-report'), /Add its config\.json/);
   assert.deepEqual(page.errors, []);
 });

@@ -93,6 +93,7 @@ test('the OOM explainer reads a real PyTorch message and explains it', async () 
   await page.getByTestId('oom-input').fill(msg);
   await page.getByTestId('oom-finding').first().waitFor();
   const report = await text(page, 'oom-report');
+  assert.match(report, /Message\s*PyTorch CUDA out of memory/);
   assert.match(report, /Tried to allocate\s*20 MiB/);
   assert.match(report, /Total capacity\s*23\.65 GiB/);
   const findings = await text(page, 'oom-findings');

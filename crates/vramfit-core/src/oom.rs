@@ -146,6 +146,27 @@ pub enum OomSource {
     VllmFreeMemoryAtStartup,
 }
 
+impl OomSource {
+    /// What the message is, in words (for display; the JSON keeps the variant name).
+    #[must_use]
+    pub const fn label(self) -> &'static str {
+        match self {
+            OomSource::PyTorchCuda => "PyTorch CUDA out of memory",
+            OomSource::PyTorchHip => "PyTorch ROCm (HIP) out of memory",
+            OomSource::PyTorchMps => "PyTorch MPS (Apple silicon) out of memory",
+            OomSource::CudaDriver => "CUDA error: out of memory (no numbers)",
+            OomSource::Cublas => "cuBLAS allocation failed (no numbers)",
+            OomSource::VllmNoCacheBlocks => "vLLM: no memory left for KV cache blocks",
+            OomSource::VllmMaxSeqLenTooLarge => {
+                "vLLM: the KV cache cannot hold one max_model_len request"
+            }
+            OomSource::VllmFreeMemoryAtStartup => {
+                "vLLM: less free memory at start-up than gpu_memory_utilization asks"
+            }
+        }
+    }
+}
+
 /// Everything [`parse`] could read from the message. Byte counts are exact
 /// conversions of the printed (two-decimal, 1024-based) values; a field is
 /// `None` when the message (or the pasted fragment of it) did not contain it.
