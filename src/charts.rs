@@ -165,19 +165,23 @@ pub fn draw_scaling<DB: DrawingBackend>(
             "Output tokens/s vs tensor-parallel size",
             ("sans-serif", 15),
         )
-        .build_cartesian_2d((0.8f64..9.0f64).log_scale(), 0.0..max_y)
+        // x is log2(TP) on a linear axis, labelled 2^x: the same picture as a log-scale axis,
+        // with the memory chart's coordinate type (plotters' generic drawing code once, not
+        // twice: -2.5 KB gzipped).
+        .build_cartesian_2d(0.8f64.log2()..9.0f64.log2(), 0.0..max_y)
         .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()
+        .x_labels(5)
         .x_desc("GPUs (TP)")
         .y_desc("tokens/s")
-        .x_label_formatter(&|x| format!("{}", x.round()))
+        .x_label_formatter(&|x| format!("{}", x.exp2().round()))
         .draw()
         .map_err(|e| e.to_string())?;
     let series = |v: &[&vramfit_core::throughput::ScalePoint]| -> Vec<(f64, f64)> {
         v.iter()
             .filter(|p| p.fits)
-            .map(|p| (p.tensor_parallel_size as f64, p.tokens_per_s_total))
+            .map(|p| ((p.tensor_parallel_size as f64).log2(), p.tokens_per_s_total))
             .collect()
     };
     let blue = RGBColor(29, 78, 216);
@@ -197,7 +201,7 @@ pub fn draw_scaling<DB: DrawingBackend>(
         let ideal: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0]
             .iter()
             .filter(|&&x| x >= b.tensor_parallel_size as f64)
-            .map(|&x| (x, per * x))
+            .map(|&x| (f64::log2(x), per * x))
             .collect();
         chart
             .draw_series(LineSeries::new(ideal, BLACK.mix(0.5).stroke_width(1)))
