@@ -1585,8 +1585,9 @@ impl Report {
         let mut elements_per_dtype: BTreeMap<String, u64> = BTreeMap::new();
         let mut bytes_per_dtype: BTreeMap<String, u64> = BTreeMap::new();
         let mut moe = MoeSplit::default();
-        let mut packed_factors = BTreeSet::new();
-        let mut packed_kinds = BTreeSet::new();
+        // Which packings occur (by rank), and the smallest and largest qweight factor.
+        let mut packed_kinds = [false; 6];
+        let mut packed_factors: Option<(u64, u64)> = None;
 
         for t in headers.iter().flat_map(Header::tensors) {
             let elements = t.element_count().unwrap_or(u64::MAX);
@@ -1594,9 +1595,10 @@ impl Report {
             let packing = packing_of(&t, &idx);
             let logical = elements.saturating_mul(packing.factor());
             if packing != Packing::Plain {
-                packed_kinds.insert(packing_rank(packing));
+                packed_kinds[usize::from(packing_rank(packing))] = true;
                 if let Packing::QWeight(f) = packing {
-                    packed_factors.insert(f);
+                    packed_factors =
+                        Some(packed_factors.map_or((f, f), |(lo, hi)| (lo.min(f), hi.max(f))));
                 }
             }
             tensor_count += 1;
@@ -1634,10 +1636,10 @@ impl Report {
                     .to_owned(),
             );
         }
-        for kind in &packed_kinds {
+        for (rank, _) in packed_kinds.iter().enumerate().filter(|(_, &seen)| seen) {
             warnings.push(packing_warning(
-                *kind,
-                &packed_factors,
+                rank,
+                packed_factors.unwrap_or((8, 8)),
                 logical_parameter_count,
             ));
         }
@@ -1682,13 +1684,11 @@ const fn packing_rank(p: Packing) -> u8 {
     }
 }
 
-fn packing_warning(rank: u8, qweight_factors: &BTreeSet<u64>, logical: u64) -> String {
+/// The warning for packing `rank` (see [`packing_rank`]); `(lo, hi)`: the smallest and
+/// largest qweight factor seen.
+fn packing_warning(rank: usize, (lo, hi): (u64, u64), logical: u64) -> String {
     match rank {
         1 => {
-            let (lo, hi) = (
-                qweight_factors.first().copied().unwrap_or(8),
-                qweight_factors.last().copied().unwrap_or(8),
-            );
             let factor = if lo == hi {
                 format!("{lo}x")
             } else {
