@@ -167,7 +167,7 @@ pub fn draw_scaling<DB: DrawingBackend>(
         )
         // x is log2(TP) on a linear axis, labelled 2^x: the same picture as a log-scale axis,
         // with the memory chart's coordinate type (plotters' generic drawing code once, not
-        // twice: -2.5 KB gzipped).
+        // twice: -3.1 KB gzipped).
         .build_cartesian_2d(0.8f64.log2()..9.0f64.log2(), 0.0..max_y)
         .map_err(|e| e.to_string())?;
     chart

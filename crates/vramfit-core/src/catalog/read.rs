@@ -16,17 +16,17 @@ use std::cell::RefCell;
 pub(super) fn entries<T>(
     path: &str,
     text: &str,
-    read: fn(&Value) -> Result<T, String>,
+    read: fn(&mut Value) -> Result<T, String>,
 ) -> Result<Vec<T>, String> {
     let v: Value = serde_json::from_str(text).map_err(|e| format!("catalog {path}: {e}"))?;
     let Value::Array(items) = v else {
         return Err(format!("catalog {path}: expected a list of entries"));
     };
     items
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(i, item)| {
-            read(item).map_err(|e| match item.get("id").and_then(Value::as_str) {
+        .map(|(i, mut item)| {
+            read(&mut item).map_err(|e| match item.get("id").and_then(Value::as_str) {
                 Some(id) => format!("catalog {path}: entry {i} (`{id}`): {e}"),
                 None => format!("catalog {path}: entry {i}: {e}"),
             })
@@ -156,7 +156,7 @@ impl<'a> Obj<'a> {
     }
 }
 
-pub(super) fn gpu(v: &Value) -> Result<Gpu, String> {
+pub(super) fn gpu(v: &mut Value) -> Result<Gpu, String> {
     let o = Obj::of(v)?;
     let gpu = Gpu {
         id: o.str("id"),
@@ -223,8 +223,21 @@ fn price(v: &Value) -> Result<Price, String> {
     o.done(p)
 }
 
-pub(super) fn model(v: &Value) -> Result<Model, String> {
+pub(super) fn model(v: &mut Value) -> Result<Model, String> {
+    // Moved out of the parsed file, not copied: the configs are most of the catalog.
+    let config = v.get_mut("config").map(Value::take);
     let o = Obj::of(v)?;
+    let config = match config {
+        Some(c @ Value::Object(_)) => c,
+        None | Some(Value::Null) => {
+            o.fail("missing `config`".to_owned());
+            Value::Null
+        }
+        Some(_) => {
+            o.fail("`config` must be an object".to_owned());
+            Value::Null
+        }
+    };
     let m = Model {
         id: o.str("id"),
         name: o.str("name"),
@@ -233,7 +246,7 @@ pub(super) fn model(v: &Value) -> Result<Model, String> {
         hf_repo_ids: o.strs("hf_repo_ids"),
         quantized_repos: o.list("quantized_repos", quantized_repo),
         stored_dtype: o.str("stored_dtype"),
-        config: o.req("config", "an object", |v| v.is_object().then(|| v.clone())),
+        config,
         config_verbatim: o
             .opt("config_verbatim", "true or false", Value::as_bool)
             .unwrap_or(true),
@@ -337,6 +350,11 @@ mod tests {
         }
         let e = entries("models/t.json", "{}", model).expect_err("not a list");
         assert_eq!(e, "catalog models/t.json: expected a list of entries");
+        let e = entries("models/t.json", r#"[{"id":"m","config":5}]"#, model).expect_err("config");
+        assert_eq!(
+            e,
+            "catalog models/t.json: entry 0 (`m`): `config` must be an object"
+        );
         let e = entries("models/t.json", "[1]", model).expect_err("not an object");
         assert_eq!(e, "catalog models/t.json: entry 0: expected an object");
     }
