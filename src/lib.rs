@@ -5,8 +5,9 @@
 
 pub mod charts;
 pub mod components;
-pub mod files;
+pub mod protocol;
 pub mod state;
+pub mod worker_client;
 
 use components::app::App;
 

@@ -16,6 +16,25 @@ thread_local! {
     static FETCHED: RefCell<Option<Arc<Sources>>> = const { RefCell::new(None) };
 }
 
+/// GETs a file of the app's own (through the service worker when offline).
+async fn fetch_text(url: &str) -> Result<String, String> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+    let failed = |e: wasm_bindgen::JsValue| format!("could not fetch {url}: {e:?}");
+    let window = web_sys::window().ok_or("no window")?;
+    let res: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(failed)?
+        .unchecked_into();
+    if !res.ok() {
+        return Err(format!("{url}: the server answered {}", res.status()));
+    }
+    let text = JsFuture::from(res.text().map_err(failed)?)
+        .await
+        .map_err(failed)?;
+    text.as_string().ok_or_else(|| format!("{url} is not text"))
+}
+
 /// The source cell of one entry: the text (with a link when it has one), or the state of
 /// the fetch.
 fn source_cell(loaded: &Loaded, source: impl FnOnce(&Sources) -> Option<String>) -> AnyView {
@@ -51,9 +70,9 @@ pub fn CatalogView() -> impl IntoView {
     let (sources, set_sources) = signal::<Loaded>(cached.map(Ok));
     if fetch {
         leptos::task::spawn_local(async move {
-            let got = crate::files::get("catalog-sources.json", None, "", "the catalog's sources")
+            let got = fetch_text("catalog-sources.json")
                 .await
-                .and_then(|bytes| Sources::from_json(&bytes))
+                .and_then(|text| Sources::from_json(text.as_bytes()))
                 .map(Arc::new);
             if let Ok(s) = &got {
                 FETCHED.with(|f| *f.borrow_mut() = Some(Arc::clone(s)));

@@ -1,84 +1,50 @@
 //! Bring your own model: drop or pick `.safetensors` shards, `model.safetensors.index.json`
 //! and `config.json`, or import a Hugging Face repo. Only headers are read.
 
-use crate::files::{import_hub, input_files, read_header, read_text};
+use crate::protocol::Imported;
 use crate::state::{AppState, Custom};
+use crate::worker_client::{request, Reply};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use vramfit_core::model::ModelArch;
-use vramfit_core::safetensors::{check_against_index, Header, Report};
 use vramfit_core::units::{fmt_bytes, fmt_count};
+use wasm_bindgen::JsCast;
 use web_sys::File;
 
-/// Turns config text and headers into the custom model (or an error naming the problem).
-fn assemble(
-    name: String,
-    config: Option<String>,
-    headers: Vec<(String, Header)>,
-    index: Option<Vec<u8>>,
-    source: String,
-    read: u64,
-) -> Result<Custom, String> {
-    let arch = match config {
-        Some(t) => Some(ModelArch::from_config_str(&t).map_err(|e| e.to_string())?),
+/// The model the worker read (`src/protocol.rs`), as the page uses it.
+fn custom(json: &str) -> Result<Custom, String> {
+    let m: Imported = serde_json::from_str(json)
+        .map_err(|e| format!("the import worker's answer did not read: {e}"))?;
+    let arch = match &m.config {
+        Some(t) => Some(ModelArch::from_config_str(t).map_err(|e| e.to_string())?),
         None => None,
     };
-    let report = (!headers.is_empty())
-        .then(|| Report::from_headers(&headers.iter().map(|(_, h)| h.clone()).collect::<Vec<_>>()));
-    let mut index_problems = Vec::new();
-    if let Some(idx) = index {
-        let shards: Vec<(String, &Header)> = headers.iter().map(|(n, h)| (n.clone(), h)).collect();
-        let check = check_against_index(&shards, &idx)
-            .map_err(|e| format!("model.safetensors.index.json: {e}"))?;
-        index_problems = check.problems.iter().map(ToString::to_string).collect();
-    }
-    if arch.is_none() && report.is_none() {
-        return Err("no config.json or .safetensors file among the files".into());
-    }
+    let report = m.report.map(|mut r| {
+        r.refresh_ratios();
+        r
+    });
     Ok(Custom {
-        name,
+        name: m.name,
         arch,
         report,
-        shards: headers.len(),
-        index_problems,
-        source,
-        header_bytes_read: read,
+        shards: m.shards,
+        index_problems: m.index_problems,
+        source: m.source,
+        header_bytes_read: m.header_bytes_read,
     })
 }
 
-async fn load_files(files: Vec<File>, progress: WriteSignal<String>) -> Result<Custom, String> {
-    let mut config = None;
-    let mut index = None;
-    let mut headers = Vec::new();
-    let shards: Vec<&File> = files
-        .iter()
-        .filter(|f| f.name().ends_with(".safetensors"))
-        .collect();
-    let total = shards.len();
-    let mut read = 0u64;
-    for f in &files {
-        let n = f.name();
-        if n.ends_with(".index.json") {
-            index = Some(read_text(f).await?.into_bytes());
-        } else if n.ends_with(".json") && (n == "config.json" || config.is_none()) {
-            config = Some(read_text(f).await?);
-        } else if !n.ends_with(".safetensors") {
-            return Err(format!(
-                "`{n}` is neither a .safetensors file nor a JSON file"
-            ));
-        }
-    }
-    for (i, f) in shards.iter().enumerate() {
-        let h = read_header(f).await?;
-        read += 8 + h.header_len;
-        headers.push((f.name(), h));
-        progress.set(format!("read {} of {total} headers", i + 1));
-    }
-    let name = shards.first().map_or_else(
-        || "config.json".to_string(),
-        |f| f.name().trim_end_matches(".safetensors").to_string(),
-    );
-    assemble(name, config, headers, index, "files".into(), read)
+/// The files of a drop or a picker.
+fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
+    let Some(list) = list else { return Vec::new() };
+    (0..list.length()).filter_map(|i| list.get(i)).collect()
+}
+
+/// The files picked in a file input.
+fn input_files(ev: &web_sys::Event) -> Vec<File> {
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .map(|i| files_of(i.files()))
+        .unwrap_or_default()
 }
 
 /// The bring-your-own-model panel.
@@ -108,41 +74,43 @@ pub fn ModelSource() -> impl IntoView {
             set_error.set(Some(e));
         }
     };
+    // Only the latest load's answer is shown.
+    let latest = StoredValue::new(0u32);
+    let send = move |op: &str, fields: &[(&str, wasm_bindgen::JsValue)], verb: String| {
+        let seq = latest.get_value().wrapping_add(1);
+        latest.set_value(seq);
+        set_error.set(None);
+        request(op, fields, move |reply| {
+            if latest.get_value() != seq {
+                return;
+            }
+            match reply {
+                Reply::Progress(p) => set_progress.set(p),
+                Reply::Done(json) => finish(custom(&json), verb.clone()),
+                Reply::Failed(e) => finish(Err(e), verb.clone()),
+            }
+        });
+    };
     let take = move |files: Vec<File>| {
         if files.is_empty() {
             return;
         }
-        set_error.set(None);
         set_progress.set(format!("reading {} file(s)…", files.len()));
-        spawn_local(async move {
-            finish(load_files(files, set_progress).await, "read".to_string());
-        });
+        let list: js_sys::Array = files.iter().collect();
+        send("files", &[("files", list.into())], "read".to_string());
     };
     let import = move |_| {
-        let (r, ep, tk) = (
-            repo.get_untracked(),
-            endpoint.get_untracked(),
-            token.get_untracked(),
-        );
-        set_error.set(None);
+        let r = repo.get_untracked();
         set_progress.set(format!("fetching {r}…"));
-        spawn_local(async move {
-            let res = import_hub(&ep, &r, "main", &tk, |d, t| {
-                set_progress.set(format!("read {d} of {t} shard headers"))
-            })
-            .await;
-            let res = res.and_then(|h| {
-                assemble(
-                    r.clone(),
-                    Some(h.config),
-                    h.headers,
-                    None,
-                    format!("hub:{r}"),
-                    h.header_bytes,
-                )
-            });
-            finish(res, format!("imported {r}:"));
-        });
+        send(
+            "hub",
+            &[
+                ("repo", r.as_str().into()),
+                ("endpoint", endpoint.get_untracked().into()),
+                ("token", token.get_untracked().into()),
+            ],
+            format!("imported {r}:"),
+        );
     };
     let summary = move || {
         st.custom.get().map(|c| {
@@ -195,7 +163,7 @@ pub fn ModelSource() -> impl IntoView {
                 on:drop=move |ev: web_sys::DragEvent| {
                     ev.prevent_default();
                     set_dragging.set(false);
-                    take(crate::files::files_of(ev.data_transfer().and_then(|d| d.files())));
+                    take(files_of(ev.data_transfer().and_then(|d| d.files())));
                 }
             >
                 <label class="vf-field">

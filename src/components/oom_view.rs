@@ -1,8 +1,11 @@
-//! "Explain my OOM": paste an out-of-memory message, get the cause and the fix.
+//! "Explain my OOM": paste an out-of-memory message, get the cause and the fix. The import
+//! worker reads the message and diagnoses it (`vramfit_core::oom::{parse, diagnose_with}`),
+//! so their code and texts stay out of the first load; this view shows the answer.
 
+use crate::protocol::Explained;
 use crate::state::AppState;
+use crate::worker_client::{request, Reply};
 use leptos::prelude::*;
-use vramfit_core::oom::{diagnose_with, parse, Hints};
 use vramfit_core::units::{fmt_bytes, fmt_count};
 
 /// The OOM explainer.
@@ -10,71 +13,98 @@ use vramfit_core::units::{fmt_bytes, fmt_count};
 pub fn OomView() -> impl IntoView {
     let st = expect_context::<AppState>();
     let text = st.oom_text;
-    let parsed = Memo::new(move |_| {
-        let t = text.get();
-        if t.trim().is_empty() {
-            None
-        } else {
-            Some(parse(&t).map_err(|e| e.to_string()))
-        }
-    });
     let params = Memo::new(move |_| st.plan.get().ok().map(|p| p.parameters));
+    // The answer for the current text and model; `None` while the text is empty. Only the
+    // latest request's answer is kept.
+    let parsed = RwSignal::new(Option::<Result<Explained, String>>::None);
+    let pending = RwSignal::new(false);
+    let latest = StoredValue::new(0u32);
+    Effect::new(move |_| {
+        let t = text.get();
+        let p = params.get();
+        let seq = latest.get_value().wrapping_add(1);
+        latest.set_value(seq);
+        if t.trim().is_empty() {
+            parsed.set(None);
+            pending.set(false);
+            return;
+        }
+        pending.set(true);
+        // OK because: parameter counts are far below 2^53, exact as JS numbers.
+        #[allow(clippy::cast_precision_loss)]
+        let p = p.map_or(wasm_bindgen::JsValue::NULL, |x| (x as f64).into());
+        request(
+            "oom",
+            &[("text", t.into()), ("parameters", p)],
+            move |reply| {
+                if latest.get_value() != seq {
+                    return;
+                }
+                let answer = match reply {
+                    Reply::Progress(_) => return,
+                    Reply::Done(json) => serde_json::from_str::<Explained>(&json)
+                        .map_err(|e| format!("the import worker's answer did not read: {e}")),
+                    Reply::Failed(e) => Err(e),
+                };
+                parsed.set(Some(answer));
+                pending.set(false);
+            },
+        );
+    });
     let report_rows = move || {
         let u = st.units.get();
-        parsed.get().and_then(Result::ok).map(|r| {
-            let b = |x: Option<u64>| x.map_or("–".to_string(), |v| fmt_bytes(v, u));
-            let mut rows = vec![
-                ("Message", r.source.label().to_owned()),
-                ("GPU", r.gpu_index.map_or("–".into(), |g| g.to_string())),
-                ("Tried to allocate", b(r.tried_to_allocate_bytes)),
-                ("Total capacity", b(r.total_capacity_bytes)),
-                ("Free", b(r.free_bytes)),
-                ("Allocated by PyTorch", b(r.allocated_by_pytorch_bytes)),
-                ("Reserved by PyTorch", b(r.reserved_by_pytorch_bytes)),
-                ("This process in use", b(r.this_process_in_use_bytes)),
-            ];
-            for (pid, bytes) in &r.other_processes {
-                rows.push(("Process", format!("{pid}: {}", fmt_bytes(*bytes, u))));
-            }
-            if let Some(l) = r.max_model_len {
-                rows.push(("max_model_len", fmt_count(l)));
-            }
-            if let Some(l) = r.kv_cache_max_tokens {
-                rows.push(("KV cache holds (tokens)", fmt_count(l)));
-            }
-            if let Some(l) = r.estimated_max_model_len {
-                rows.push(("vLLM's estimated max length", fmt_count(l)));
-            }
-            rows.into_iter()
-                .filter(|(_, v)| v != "–")
-                .map(|(k, v)| view! { <tr><th scope="row">{k}</th><td>{v}</td></tr> })
-                .collect_view()
-        })
+        parsed
+            .get()
+            .and_then(Result::ok)
+            .map(|Explained { report: r, .. }| {
+                let b = |x: Option<u64>| x.map_or("–".to_string(), |v| fmt_bytes(v, u));
+                let mut rows = vec![
+                    ("Message", r.source.label().to_owned()),
+                    ("GPU", r.gpu_index.map_or("–".into(), |g| g.to_string())),
+                    ("Tried to allocate", b(r.tried_to_allocate_bytes)),
+                    ("Total capacity", b(r.total_capacity_bytes)),
+                    ("Free", b(r.free_bytes)),
+                    ("Allocated by PyTorch", b(r.allocated_by_pytorch_bytes)),
+                    ("Reserved by PyTorch", b(r.reserved_by_pytorch_bytes)),
+                    ("This process in use", b(r.this_process_in_use_bytes)),
+                ];
+                for (pid, bytes) in &r.other_processes {
+                    rows.push(("Process", format!("{pid}: {}", fmt_bytes(*bytes, u))));
+                }
+                if let Some(l) = r.max_model_len {
+                    rows.push(("max_model_len", fmt_count(l)));
+                }
+                if let Some(l) = r.kv_cache_max_tokens {
+                    rows.push(("KV cache holds (tokens)", fmt_count(l)));
+                }
+                if let Some(l) = r.estimated_max_model_len {
+                    rows.push(("vLLM's estimated max length", fmt_count(l)));
+                }
+                rows.into_iter()
+                    .filter(|(_, v)| v != "–")
+                    .map(|(k, v)| view! { <tr><th scope="row">{k}</th><td>{v}</td></tr> })
+                    .collect_view()
+            })
     };
     let findings = move || {
-        parsed.get().and_then(Result::ok).map(|r| {
-            diagnose_with(
-                &r,
-                &Hints {
-                    model_parameters: params.get(),
-                },
-            )
-            .into_iter()
-            .map(|f| {
-                let fixes = f
-                    .fixes
-                    .into_iter()
-                    .map(|x| view! { <li><code>{x}</code></li> })
-                    .collect_view();
-                view! {
-                    <div class="vf-finding" data-testid="oom-finding">
-                        <h3>{f.headline}</h3>
-                        <p>{f.detail}</p>
-                        <ul>{fixes}</ul>
-                    </div>
-                }
-            })
-            .collect_view()
+        parsed.get().and_then(Result::ok).map(|e| {
+            e.findings
+                .into_iter()
+                .map(|f| {
+                    let fixes = f
+                        .fixes
+                        .into_iter()
+                        .map(|x| view! { <li><code>{x}</code></li> })
+                        .collect_view();
+                    view! {
+                        <div class="vf-finding" data-testid="oom-finding">
+                            <h3>{f.headline}</h3>
+                            <p>{f.detail}</p>
+                            <ul>{fixes}</ul>
+                        </div>
+                    }
+                })
+                .collect_view()
         })
     };
     let sizing = move || {
@@ -105,7 +135,7 @@ pub fn OomView() -> impl IntoView {
         </label>
         {move || parsed.get().and_then(Result::err).map(|e| view! { <p class="vf-verdict vf-warn" data-testid="oom-error">{e}</p> })}
         <table class="vf-table" data-testid="oom-report"><tbody>{report_rows}</tbody></table>
-        <div data-testid="oom-findings">{findings}</div>
+        <div data-testid="oom-findings" data-state=move || if pending.get() { "pending" } else { "ready" }>{findings}</div>
         {sizing}
     }
 }

@@ -104,7 +104,7 @@
 //! assert!(parse("all good, no errors").is_err());
 //! ```
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Longest prefix of the input that [`parse`] examines: 1 MiB. Longer input
@@ -126,7 +126,7 @@ const MAX_FRAC_DIGITS: u32 = 18;
 const MAX_UNIT_LEN: usize = 8;
 
 /// Which message (and therefore which program) the report was read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum OomSource {
     /// PyTorch CUDA caching allocator (`CUDA out of memory. Tried to allocate …`), 1.x or 2.x layout.
     PyTorchCuda,
@@ -170,7 +170,7 @@ impl OomSource {
 /// Everything [`parse`] could read from the message. Byte counts are exact
 /// conversions of the printed (two-decimal, 1024-based) values; a field is
 /// `None` when the message (or the pasted fragment of it) did not contain it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OomReport {
     /// The message that was recognised.
     pub source: OomSource,
@@ -263,7 +263,7 @@ impl fmt::Display for OomParseError {
 impl std::error::Error for OomParseError {}
 
 /// The likely cause a [`Finding`] names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Cause {
     /// Other processes (or something invisible to PyTorch) hold memory on the GPU.
     OtherProcessHoldsMemory,
@@ -284,7 +284,7 @@ pub enum Cause {
 }
 
 /// One diagnosed cause with its explanation and concrete fixes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     /// The cause.
     pub cause: Cause,

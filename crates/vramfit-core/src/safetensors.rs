@@ -1274,7 +1274,7 @@ impl<'de> Visitor<'de> for TopVisitor {
 // ---------------------------------------------------------------------------
 
 /// Quantization scheme detected from tensor names and dtypes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Quantization {
     /// No packed or scaled weights found.
     None,
@@ -1322,7 +1322,7 @@ impl Quantization {
 }
 
 /// Split of the (logical) parameters between MoE experts and the rest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 pub struct MoeSplit {
     /// Logical parameters of tensors whose name contains `.experts.` (and not
     /// `shared_expert`).
@@ -1343,7 +1343,7 @@ impl MoeSplit {
 }
 
 /// Summary of the shards of one model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Report {
     /// Number of tensors over all shards.
     pub tensor_count: u64,
@@ -1365,9 +1365,13 @@ pub struct Report {
     pub total_bytes: u64,
     /// F32 holds more than half of the bytes.
     pub fp32_checkpoint: bool,
-    /// `total_bytes * 8 / parameter_count` (0 without parameters).
+    /// `total_bytes * 8 / parameter_count` (0 without parameters). Not read back from JSON:
+    /// [`Report::refresh_ratios`] recomputes it.
+    #[serde(skip_deserializing)]
     pub effective_bits_per_param: f64,
-    /// `total_bytes * 8 / logical_parameter_count` (0 without parameters).
+    /// `total_bytes * 8 / logical_parameter_count` (0 without parameters). Not read back
+    /// from JSON, like the one above.
+    #[serde(skip_deserializing)]
     pub effective_bits_per_logical_param: f64,
     /// Detected quantization scheme.
     pub quantization: Quantization,
@@ -1651,7 +1655,7 @@ impl Report {
             ));
         }
 
-        Report {
+        let mut report = Report {
             tensor_count,
             parameter_count,
             logical_parameter_count,
@@ -1660,15 +1664,23 @@ impl Report {
             bytes_per_dtype,
             total_bytes,
             fp32_checkpoint,
-            effective_bits_per_param: ratio(total_bytes.saturating_mul(8), parameter_count),
-            effective_bits_per_logical_param: ratio(
-                total_bytes.saturating_mul(8),
-                logical_parameter_count,
-            ),
+            effective_bits_per_param: 0.0,
+            effective_bits_per_logical_param: 0.0,
             quantization,
             moe,
             warnings,
-        }
+        };
+        report.refresh_ratios();
+        report
+    }
+
+    /// Computes the two bits-per-parameter ratios from the counts. A report read back from
+    /// JSON (the web app's import worker sends it to the page that way) gets them from here,
+    /// so they equal the sender's bit for bit: a JSON float need not read back exactly.
+    pub fn refresh_ratios(&mut self) {
+        let bits = self.total_bytes.saturating_mul(8);
+        self.effective_bits_per_param = ratio(bits, self.parameter_count);
+        self.effective_bits_per_logical_param = ratio(bits, self.logical_parameter_count);
     }
 }
 

@@ -1,10 +1,11 @@
 //! Reading models the user brings: local files (through `Blob.slice`, header bytes only) and
 //! Hugging Face repos (HTTP Range requests, header bytes only). The parsing is the core's;
-//! this module only moves bytes.
+//! this module moves bytes and puts the core's answers together.
 
+use crate::protocol::Imported;
 use js_sys::Uint8Array;
-use vramfit_core::safetensors::{self, Header, MAX_HEADER_SIZE};
-use wasm_bindgen::JsCast;
+use vramfit_core::model::ModelArch;
+use vramfit_core::safetensors::{self, check_against_index, Header, Report, MAX_HEADER_SIZE};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Blob, File};
 
@@ -65,7 +66,7 @@ fn http_error(status: u16, what: &str, url: &str) -> String {
 
 /// Fetches `url` with optional Range and token. A server that ignores Range (200 instead of
 /// 206) is aborted before the body is read, so a shard is never downloaded whole.
-pub(crate) async fn get(
+async fn get(
     url: &str,
     range: Option<(u64, u64)>,
     token: &str,
@@ -183,16 +184,80 @@ pub async fn import_hub(
     })
 }
 
-/// The files of a drop or a picker.
-pub fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
-    let Some(list) = list else { return Vec::new() };
-    (0..list.length()).filter_map(|i| list.get(i)).collect()
+/// Turns config text and headers into the imported model (or an error naming the problem).
+pub fn assemble(
+    name: String,
+    config: Option<String>,
+    headers: &[(String, Header)],
+    index: Option<&[u8]>,
+    source: String,
+    read: u64,
+) -> Result<Imported, String> {
+    if let Some(t) = &config {
+        ModelArch::from_config_str(t).map_err(|e| e.to_string())?;
+    }
+    let report = (!headers.is_empty())
+        .then(|| Report::from_headers(&headers.iter().map(|(_, h)| h.clone()).collect::<Vec<_>>()));
+    let mut index_problems = Vec::new();
+    if let Some(idx) = index {
+        let shards: Vec<(String, &Header)> = headers.iter().map(|(n, h)| (n.clone(), h)).collect();
+        let check = check_against_index(&shards, idx)
+            .map_err(|e| format!("model.safetensors.index.json: {e}"))?;
+        index_problems = check.problems.iter().map(ToString::to_string).collect();
+    }
+    if config.is_none() && report.is_none() {
+        return Err("no config.json or .safetensors file among the files".into());
+    }
+    Ok(Imported {
+        name,
+        config,
+        report,
+        shards: headers.len(),
+        index_problems,
+        source,
+        header_bytes_read: read,
+    })
 }
 
-/// Casts an event target to an input element.
-pub fn input_files(ev: &web_sys::Event) -> Vec<File> {
-    ev.target()
-        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        .map(|i| files_of(i.files()))
-        .unwrap_or_default()
+/// Reads a drop or a pick: config.json, the index and every shard's header.
+pub async fn load_files(files: Vec<File>, progress: &dyn Fn(String)) -> Result<Imported, String> {
+    let mut config = None;
+    let mut index = None;
+    let mut headers = Vec::new();
+    let shards: Vec<&File> = files
+        .iter()
+        .filter(|f| f.name().ends_with(".safetensors"))
+        .collect();
+    let total = shards.len();
+    let mut read = 0u64;
+    for f in &files {
+        let n = f.name();
+        if n.ends_with(".index.json") {
+            index = Some(read_text(f).await?.into_bytes());
+        } else if n.ends_with(".json") && (n == "config.json" || config.is_none()) {
+            config = Some(read_text(f).await?);
+        } else if !n.ends_with(".safetensors") {
+            return Err(format!(
+                "`{n}` is neither a .safetensors file nor a JSON file"
+            ));
+        }
+    }
+    for (i, f) in shards.iter().enumerate() {
+        let h = read_header(f).await?;
+        read += 8 + h.header_len;
+        headers.push((f.name(), h));
+        progress(format!("read {} of {total} headers", i + 1));
+    }
+    let name = shards.first().map_or_else(
+        || "config.json".to_string(),
+        |f| f.name().trim_end_matches(".safetensors").to_string(),
+    );
+    assemble(
+        name,
+        config,
+        &headers,
+        index.as_deref(),
+        "files".into(),
+        read,
+    )
 }

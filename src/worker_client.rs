@@ -1,0 +1,165 @@
+//! The page's side of the import worker (`src/worker/`; messages in `src/protocol.rs`).
+//!
+//! The worker is a second WebAssembly module, started on the first request, so the first
+//! load carries none of its code. Its hashed file name comes from the
+//! `<meta name="vramfit-worker">` that `scripts/worker_files.py` writes into index.html at
+//! build time (which also lets the service worker pre-cache it for offline use).
+//! Every request hears its progress lines and then exactly one answer; if the worker cannot
+//! start or stops, every open request is answered with that error and the next request
+//! starts a fresh worker.
+
+use js_sys::{Object, Reflect};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{ErrorEvent, MessageEvent, Worker};
+
+/// What the worker says about one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// A status line; the answer comes later.
+    Progress(String),
+    /// The answer: JSON of the request's result type (`src/protocol.rs`).
+    Done(String),
+    /// The problem, worded for people.
+    Failed(String),
+}
+
+type Handler = Rc<dyn Fn(Reply)>;
+
+struct Client {
+    worker: Worker,
+    next_id: u32,
+    pending: HashMap<u32, Handler>,
+    /// Set when the worker failed: the next request replaces it (its closures are dropped
+    /// then, not while one of them runs).
+    broken: bool,
+    _on_message: Closure<dyn Fn(MessageEvent)>,
+    _on_error: Closure<dyn Fn(ErrorEvent)>,
+}
+
+thread_local! {
+    static CLIENT: RefCell<Option<Client>> = const { RefCell::new(None) };
+}
+
+/// The worker's loader script, as named in index.html.
+fn worker_url() -> Option<String> {
+    web_sys::window()?
+        .document()?
+        .query_selector("meta[name=vramfit-worker]")
+        .ok()??
+        .get_attribute("content")
+}
+
+/// Takes the handler of `id` out (the last reply) or clones it (progress), without holding
+/// the client while the handler runs: a handler may send the next request.
+fn handler(id: u32, last: bool) -> Option<Handler> {
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let client = c.as_mut()?;
+        if last {
+            client.pending.remove(&id)
+        } else {
+            client.pending.get(&id).cloned()
+        }
+    })
+}
+
+fn on_message(ev: &MessageEvent) {
+    let data = ev.data();
+    let field = |k: &str| {
+        Reflect::get(&data, &k.into())
+            .ok()
+            .and_then(|v| v.as_string())
+    };
+    let text = field("text").unwrap_or_default();
+    // OK because: ids are u32 counters sent by this module and echoed back.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let Some(id) = Reflect::get(&data, &"id".into())
+        .ok()
+        .and_then(|v| v.as_f64())
+        .map(|v| v as u32)
+    else {
+        return;
+    };
+    let (reply, last) = match field("kind").as_deref() {
+        Some("progress") => (Reply::Progress(text), false),
+        Some("done") => (Reply::Done(text), true),
+        _ => (Reply::Failed(text), true),
+    };
+    if let Some(h) = handler(id, last) {
+        h(reply);
+    }
+}
+
+/// The worker could not load or stopped: every open request gets the error.
+fn on_error(ev: &ErrorEvent) {
+    let why = match ev.message() {
+        m if m.is_empty() => "it could not be loaded (offline before its first use?)".to_string(),
+        m => m,
+    };
+    let open: Vec<Handler> = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let Some(client) = c.as_mut() else {
+            return Vec::new();
+        };
+        client.broken = true;
+        client.worker.terminate();
+        client.pending.drain().map(|(_, h)| h).collect()
+    });
+    for h in open {
+        h(Reply::Failed(format!("the import worker stopped: {why}")));
+    }
+}
+
+fn start() -> Result<Client, String> {
+    let url = worker_url().ok_or("this build has no import worker (index.html names none)")?;
+    let worker =
+        Worker::new(&url).map_err(|e| format!("could not start the import worker: {e:?}"))?;
+    let on_msg = Closure::<dyn Fn(MessageEvent)>::new(|ev: MessageEvent| on_message(&ev));
+    let on_err = Closure::<dyn Fn(ErrorEvent)>::new(|ev: ErrorEvent| on_error(&ev));
+    worker.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_err.as_ref().unchecked_ref()));
+    Ok(Client {
+        worker,
+        next_id: 0,
+        pending: HashMap::new(),
+        broken: false,
+        _on_message: on_msg,
+        _on_error: on_err,
+    })
+}
+
+/// Sends `{id, op, fields…}` to the worker (starting it if needed); `on` hears the
+/// progress lines and then one `Done` or `Failed`.
+pub fn request(op: &str, fields: &[(&str, JsValue)], on: impl Fn(Reply) + 'static) {
+    let on: Handler = Rc::new(on);
+    let sent = CLIENT.with(|c| -> Result<(), String> {
+        let mut c = c.borrow_mut();
+        if c.as_ref().is_none_or(|cl| cl.broken) {
+            *c = Some(start()?);
+        }
+        let Some(client) = c.as_mut() else {
+            return Err("the import worker is not running".into());
+        };
+        client.next_id = client.next_id.wrapping_add(1);
+        let id = client.next_id;
+        let msg = Object::new();
+        let _ = Reflect::set(&msg, &"id".into(), &id.into());
+        let _ = Reflect::set(&msg, &"op".into(), &op.into());
+        for (k, v) in fields {
+            let _ = Reflect::set(&msg, &(*k).into(), v);
+        }
+        client
+            .worker
+            .post_message(&msg)
+            .map_err(|e| format!("could not send the request to the import worker: {e:?}"))?;
+        client.pending.insert(id, Rc::clone(&on));
+        Ok(())
+    });
+    if let Err(e) = sent {
+        on(Reply::Failed(e));
+    }
+}
