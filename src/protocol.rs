@@ -4,7 +4,7 @@
 //! - `op: "files"` with `files`: the `File`s of a drop or a picker;
 //! - `op: "hub"` with `endpoint`, `repo` and `token` (a Hugging Face import);
 //! - `op: "oom"` with `text` (a pasted error) and `parameters` (the model's parameter count
-//!   or `null`, [`vramfit_core::oom::Hints`]).
+//!   in decimal, or `null`: [`vramfit_core::oom::Hints`]).
 //!
 //! The worker answers `{id, kind, text}`, `kind` one of `progress` (a status line),
 //! `error` (the problem, worded for people) or `done`, whose text is the JSON of

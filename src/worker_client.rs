@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{ErrorEvent, MessageEvent, Worker};
+use web_sys::{Event, MessageEvent, Worker};
 
 /// What the worker says about one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +37,7 @@ struct Client {
     /// then, not while one of them runs).
     broken: bool,
     _on_message: Closure<dyn Fn(MessageEvent)>,
-    _on_error: Closure<dyn Fn(ErrorEvent)>,
+    _on_error: Closure<dyn Fn(Event)>,
 }
 
 thread_local! {
@@ -94,11 +94,16 @@ fn on_message(ev: &MessageEvent) {
     }
 }
 
-/// The worker could not load or stopped: every open request gets the error.
-fn on_error(ev: &ErrorEvent) {
-    let why = match ev.message() {
-        m if m.is_empty() => "it could not be loaded (offline before its first use?)".to_string(),
-        m => m,
+/// The worker could not load or stopped: every open request gets the error. A script that
+/// failed to load fires a plain `Event`; an exception inside the worker an `ErrorEvent`
+/// with a `message`.
+fn on_error(ev: &Event) {
+    let why = match Reflect::get(ev, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+    {
+        Some(m) if !m.is_empty() => m,
+        _ => "it could not be loaded (offline before its first use?)".to_string(),
     };
     let open: Vec<Handler> = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
@@ -119,7 +124,7 @@ fn start() -> Result<Client, String> {
     let worker =
         Worker::new(&url).map_err(|e| format!("could not start the import worker: {e:?}"))?;
     let on_msg = Closure::<dyn Fn(MessageEvent)>::new(|ev: MessageEvent| on_message(&ev));
-    let on_err = Closure::<dyn Fn(ErrorEvent)>::new(|ev: ErrorEvent| on_error(&ev));
+    let on_err = Closure::<dyn Fn(Event)>::new(|ev: Event| on_error(&ev));
     worker.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_err.as_ref().unchecked_ref()));
     Ok(Client {

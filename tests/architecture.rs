@@ -150,6 +150,42 @@ fn the_ui_computes_nothing() {
 }
 
 #[test]
+fn the_page_leaves_imports_and_oom_diagnosis_to_the_worker() {
+    // The first load carries none of the header parser, the index check or the OOM reader:
+    // the page's code (everything in src/ but the worker) never calls them.
+    let banned = [
+        "parse_header",
+        "from_headers",
+        "check_against_index",
+        "index_shards",
+        "oom::parse",
+        "diagnose",
+        "import_hub",
+        "gloo_net",
+    ];
+    for f in rust_files(&root().join("src")) {
+        if f.starts_with(root().join("src/worker")) {
+            continue;
+        }
+        for (n, line) in code_lines(&f) {
+            for b in banned {
+                assert!(
+                    !line.contains(b),
+                    "{}:{n}: `{b}` belongs to the import worker (src/worker/): {line}",
+                    f.display()
+                );
+            }
+        }
+    }
+    // And the worker has no UI.
+    assert_absent(
+        "src/worker",
+        &["leptos", "plotters"],
+        "in the import worker",
+    );
+}
+
+#[test]
 fn untrusted_text_is_never_markup() {
     // `inner_html` only for the chart, whose SVG plotters builds and escapes.
     for f in rust_files(&root().join("src")) {

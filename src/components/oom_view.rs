@@ -30,9 +30,7 @@ pub fn OomView() -> impl IntoView {
             return;
         }
         pending.set(true);
-        // OK because: parameter counts are far below 2^53, exact as JS numbers.
-        #[allow(clippy::cast_precision_loss)]
-        let p = p.map_or(wasm_bindgen::JsValue::NULL, |x| (x as f64).into());
+        let p = p.map_or(wasm_bindgen::JsValue::NULL, |x| x.to_string().into());
         request(
             "oom",
             &[("text", t.into()), ("parameters", p)],

@@ -80,10 +80,8 @@ async fn handle(msg: JsValue) {
             .and_then(|m| json(&m))
         }
         "oom" => {
-            // Parameter counts are integers far below 2^53: exact as JS numbers.
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let hints = Hints {
-                model_parameters: field("parameters").as_f64().map(|p| p as u64),
+                model_parameters: text("parameters").parse().ok(),
             };
             oom::parse(&text("text"))
                 .map_err(|e| e.to_string())

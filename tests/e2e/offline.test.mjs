@@ -31,6 +31,11 @@ test('after one visit the app reloads and computes with the network gone', async
   // The catalog's sources (fetched on demand, pre-cached by the service worker) load offline.
   await page.getByTestId('tab-catalog').click();
   await page.locator('[data-testid="catalog-models"][data-sources="ready"]').waitFor();
+  // So does the import worker (pre-cached, though this page never used it): the OOM
+  // explainer answers offline.
+  await page.getByTestId('tab-oom').click();
+  await page.getByTestId('oom-input').fill('RuntimeError: CUDA error: out of memory');
+  await page.getByTestId('oom-finding').first().waitFor();
   // Offline reloads log the failed network attempt; anything else is an error.
   assert.deepEqual(page.errors.filter((x) => !/Failed to load resource|net::ERR_/.test(x)), []);
 });

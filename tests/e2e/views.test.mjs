@@ -87,11 +87,18 @@ test('TP scaling view shows the curve and matches the CLI', async () => {
 
 test('the OOM explainer reads a real PyTorch message and explains it', async () => {
   const page = await newPage(browser);
+  const requested = [];
+  page.on('request', (r) => requested.push(r.url()));
   await page.goto(`${server.url}/?view=oom`);
+  await page.getByTestId('oom-input').waitFor();
+  // The import worker (OOM reader, header parser) is not part of the first load...
+  assert.deepEqual(requested.filter((u) => u.includes('vramfit-worker')), []);
   // pytorch/pytorch#16417-style message (PyTorch 2.x wording).
   const msg = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 3.06 MiB is free. Process 1234 has 23.64 GiB memory in use. Of the allocated memory 16.97 GiB is allocated by PyTorch, and 6.27 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.';
   await page.getByTestId('oom-input').fill(msg);
   await page.getByTestId('oom-finding').first().waitFor();
+  // ...it is fetched when first needed: its loader, its JS glue and its wasm.
+  assert.deepEqual(requested.filter((u) => u.includes('vramfit-worker')).map((u) => u.replace(/.*vramfit-worker-[0-9a-f]{16}/, '')).sort(), ['.js', '_bg.wasm', '_loader.js']);
   const report = await text(page, 'oom-report');
   assert.match(report, /Message\s*PyTorch CUDA out of memory/);
   assert.match(report, /Tried to allocate\s*20 MiB/);
@@ -111,6 +118,30 @@ test('the OOM explainer reads a real PyTorch message and explains it', async () 
   await page.getByTestId('oom-input').fill('hello world');
   await page.getByTestId('oom-error').waitFor();
   assert.deepEqual(page.errors, []);
+});
+
+test('a worker that cannot load is reported, and the next request starts a fresh one', async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/?view=oom`);
+  await page.getByTestId('oom-input').waitFor();
+  // Point the page at a worker file the server does not have (as if offline before first use).
+  const real = await page.evaluate(() => {
+    const m = document.querySelector('meta[name=vramfit-worker]');
+    const was = m.content;
+    m.content = 'vramfit-worker-0000000000000000_loader.js';
+    return was;
+  });
+  const msg = 'RuntimeError: CUDA error: out of memory';
+  await page.getByTestId('oom-input').fill(msg);
+  await page.getByTestId('oom-error').waitFor();
+  assert.match(await text(page, 'oom-error'), /import worker stopped: it could not be loaded/);
+  assert.equal(await page.getByTestId('oom-input').inputValue(), msg);
+  await page.evaluate((u) => { document.querySelector('meta[name=vramfit-worker]').content = u; }, real);
+  await page.getByTestId('oom-input').fill(msg + ' ');
+  await page.getByTestId('oom-finding').first().waitFor();
+  assert.equal(await page.getByTestId('oom-error').count(), 0);
+  // Chromium logs the failed script fetch; nothing else may go wrong.
+  assert.deepEqual(page.errors.filter((x) => !/Failed to load resource/.test(x)), []);
 });
 
 test('the catalog is searchable and every entry shows its source', async () => {

@@ -2185,4 +2185,22 @@ mod tests {
         let f = serde_json::to_string(&diagnose(&r)).unwrap();
         assert!(f.contains("GenuinelyOutOfMemory"));
     }
+
+    #[test]
+    fn reads_back_what_it_writes() {
+        // The web app's import worker sends reports and findings to the page as JSON.
+        let torch = parse(KEYS_VALUES_92).unwrap();
+        let vllm = parse(VLLM_V0_10517).unwrap();
+        assert!(torch.other_processes.len() == 4 && vllm.gpu_memory_utilization == Some(0.9));
+        for r in [torch, vllm] {
+            let json = serde_json::to_string(&r).unwrap();
+            let back: OomReport = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, r);
+            let f = diagnose(&r);
+            assert!(!f.is_empty());
+            let json = serde_json::to_string(&f).unwrap();
+            let back: Vec<Finding> = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, f);
+        }
+    }
 }

@@ -2851,6 +2851,39 @@ mod tests {
     }
 
     #[test]
+    fn a_report_reads_back_from_json_with_the_same_ratios() {
+        // The web app's import worker sends reports to the page as JSON; the ratios are
+        // recomputed there, not read back (a JSON float need not read back exactly).
+        let fp8 = build(&[
+            (
+                "model.layers.0.mlp.experts.0.w.weight",
+                Dtype::F8_E4M3,
+                &[256, 256],
+            ),
+            (
+                "model.layers.0.mlp.experts.0.w.weight_scale_inv",
+                Dtype::F32,
+                &[2, 2],
+            ),
+            ("model.norm.weight", Dtype::BF16, &[7]),
+            ("model.embed.weight", Dtype::F32, &[3, 7]),
+        ]);
+        let r = Report::from_headers(&[fp8.clone(), fp8]);
+        assert_eq!(r.quantization, Quantization::Fp8 { block_scaled: true });
+        assert!(r.moe.is_moe() && !r.warnings.is_empty() && r.dtypes.len() == 3);
+        assert!(r.effective_bits_per_param.fract() != 0.0);
+        let json = serde_json::to_string(&r).unwrap();
+        let mut back: Report = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.effective_bits_per_param, 0.0, "not read from the JSON");
+        back.refresh_ratios();
+        assert_eq!(back, r);
+        assert_eq!(
+            back.effective_bits_per_param.to_bits(),
+            r.effective_bits_per_param.to_bits()
+        );
+    }
+
+    #[test]
     fn duplicate_tensor_across_shards_warns() {
         let a = build(&[("w", Dtype::BF16, &[4])]);
         let r = Report::from_headers(&[a.clone(), a]);
