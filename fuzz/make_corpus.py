@@ -71,6 +71,20 @@ def share():
     return len(os.listdir(d))
 
 
+DECIMALS = [
+    "0", "0.9", "-2.5e3", ".5", "5.", "1e22", "1e23", "9007199254740993",
+    "2.4703282292062328e-324", "1.7976931348623158e308", "0.30000000000000004",
+    "123456789012345678901234567890e-40", "1e-400", "inf", "1,5",
+]
+
+
+def decimals():
+    d = reset("decimal")
+    for n, t in enumerate(DECIMALS):
+        write(d, f"num{n:02}", t)
+    return len(os.listdir(d))
+
+
 def ooms():
     d = reset("oom_text")
     path = os.path.join(CORE, "src", "oom.rs")
@@ -94,6 +108,7 @@ if __name__ == "__main__":
         "config_json": configs(),
         "share_link": share(),
         "oom_text": ooms(),
+        "decimal": decimals(),
     }
     for k, v in counts.items():
         print(f"[make_corpus] {k}: {v} seeds")

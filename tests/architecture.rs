@@ -186,6 +186,22 @@ fn the_page_leaves_imports_and_oom_diagnosis_to_the_worker() {
 }
 
 #[test]
+fn numbers_are_read_without_the_standard_float_parser() {
+    // `f64::from_str` brings core's dec2flt (~15 KB of the gzipped bundle);
+    // `vramfit_core::decimal::parse_f64` gives the same value for every input.
+    let banned = [
+        "parse::<f64>",
+        "parse::<f32>",
+        "f64::from_str",
+        ": f64 = s",
+        ": f64 = v",
+    ];
+    for dir in ["src", "crates/vramfit-core/src"] {
+        assert_absent(dir, &banned, "(use vramfit_core::decimal::parse_f64)");
+    }
+}
+
+#[test]
 fn untrusted_text_is_never_markup() {
     // `inner_html` only for the chart, whose SVG plotters builds and escapes.
     for f in rust_files(&root().join("src")) {

@@ -2,6 +2,7 @@
 
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
+use vramfit_core::decimal::parse_f64;
 use vramfit_core::export::budget_csv;
 use vramfit_core::layout::{cheapest, CostRow};
 use vramfit_core::share::enc;
@@ -88,7 +89,7 @@ pub fn BudgetView() -> impl IntoView {
                 data-testid="target-tps"
                 prop:value=move || inputs.get().target_tokens_per_s.map_or(String::new(), |t| t.to_string())
                 on:input=move |ev| {
-                    let v = event_target_value(&ev).trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0);
+                    let v = parse_f64(event_target_value(&ev).trim()).filter(|x| x.is_finite() && *x >= 0.0);
                     st.update(true, |i| i.target_tokens_per_s = v);
                 }
             />

@@ -3,6 +3,7 @@
 use crate::components::model_source::ModelSource;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
+use vramfit_core::decimal::parse_f64;
 use vramfit_core::dtype::{KvDtype, WeightFormat};
 use vramfit_core::sizing::Engine;
 
@@ -165,7 +166,7 @@ pub fn InputsPanel() -> impl IntoView {
                 </label>
                 <label class="vf-field" title="Only GPUs with a purchase price at or below this">
                     <span>"Max price ($)"</span>
-                    <input type="number" min="0" data-testid="gpu-max-price" on:input=move |ev| set_max_price.set(event_target_value(&ev).trim().parse::<f64>().ok().filter(|x| x.is_finite()))/>
+                    <input type="number" min="0" data-testid="gpu-max-price" on:input=move |ev| set_max_price.set(parse_f64(event_target_value(&ev).trim()).filter(|x| x.is_finite()))/>
                 </label>
             </div>
             <label class="vf-field" title="Memory is what CUDA reports on this GPU">
@@ -271,7 +272,7 @@ pub fn InputsPanel() -> impl IntoView {
                     prop:value=move || inputs.get().gpu_memory_utilization.map_or(String::new(), |u| u.to_string())
                     placeholder="engine default"
                     on:input=move |ev| {
-                        if let Ok(u) = event_target_value(&ev).trim().parse::<f64>() {
+                        if let Some(u) = parse_f64(event_target_value(&ev).trim()) {
                             if u > 0.0 && u <= 1.0 {
                                 st.update(true, |i| i.gpu_memory_utilization = Some(u));
                             }

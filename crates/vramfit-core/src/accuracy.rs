@@ -73,7 +73,7 @@ impl Rec<'_> {
             .map_or("", |s| s.trim())
     }
     fn num(&self, k: &str) -> Option<f64> {
-        self.get(k).parse::<f64>().ok().filter(|x| x.is_finite())
+        crate::decimal::parse_f64(self.get(k)).filter(|x| x.is_finite())
     }
 }
 

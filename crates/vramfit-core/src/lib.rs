@@ -8,6 +8,7 @@
 pub mod accuracy;
 pub mod catalog;
 pub mod commands;
+pub mod decimal;
 pub mod dtype;
 pub mod export;
 pub mod layout;

@@ -477,7 +477,7 @@ fn parse_u32(s: &str, start: usize) -> Option<u32> {
 /// Reads a float such as `0.9`; only finite values in `0..=1` are accepted.
 fn parse_fraction(s: &str, start: usize) -> Option<f64> {
     let (_, end) = parse_decimal(s, start)?;
-    let v: f64 = s.get(start..end)?.parse().ok()?;
+    let v = crate::decimal::parse_f64(s.get(start..end)?)?;
     (v.is_finite() && (0.0..=1.0).contains(&v)).then_some(v)
 }
 

@@ -172,10 +172,7 @@ fn int(v: &str, lo: u64, hi: u64) -> Result<u64, String> {
 }
 
 fn float(v: &str, lo: f64, hi: f64) -> Result<f64, String> {
-    let x: f64 = v
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{v}` is not a number"))?;
+    let x = crate::decimal::parse_f64(v.trim()).ok_or_else(|| format!("`{v}` is not a number"))?;
     if !x.is_finite() || x < lo || x > hi {
         return Err(format!("{x} is outside {lo}..={hi}"));
     }
