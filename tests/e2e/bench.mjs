@@ -1,7 +1,9 @@
 // Browser timing benchmark (not a test): against the release build on 127.0.0.1,
 //  - median of 10 cold loads: navigation start → first result (the verdict) visible;
 //  - median of 20 recomputes: input change → new numbers and redrawn chart in the DOM;
-//  - WebAssembly memory after load.
+//  - WebAssembly memory after load;
+//  - median of 5: the OOM explainer's first answer, which starts the import worker (a second
+//    wasm module, fetched and compiled then), and the next answer from the running worker.
 // Usage: node tests/e2e/bench.mjs   (after `trunk build --release`; prints Markdown)
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
@@ -55,6 +57,28 @@ for (let i = 0; i < 20; i++) {
   domUpdates.push(dom);
   recomputes.push(frame);
 }
+// Paste → first finding visible, polled each animation frame.
+const explain = (p, msg) => p.evaluate(async (msg) => {
+  const input = document.querySelector('[data-testid="oom-input"]');
+  const first = () => document.querySelector('[data-testid="oom-finding"] h3')?.textContent;
+  const before = first();
+  const t0 = performance.now();
+  input.value = msg;
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+  while (first() === before || first() === undefined) await new Promise((r) => requestAnimationFrame(r));
+  return performance.now() - t0;
+}, msg);
+const TORCH = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 3.06 MiB is free. Process 1234 has 23.64 GiB memory in use. Of the allocated memory 16.97 GiB is allocated by PyTorch, and 6.27 GiB is reserved by PyTorch but unallocated.';
+const cold = [];
+const warm = [];
+for (let i = 0; i < 5; i++) {
+  const p = await newPage(browser);
+  await p.goto(server.url + '/?view=oom');
+  await p.getByTestId('oom-input').waitFor();
+  cold.push(await explain(p, TORCH));
+  warm.push(await explain(p, 'RuntimeError: CUDA error: out of memory'));
+  await p.context().close();
+}
 await browser.close();
 await server.close();
 let chromium = '';
@@ -65,3 +89,5 @@ console.log(`| cold load → first result visible (10 loads) | ${median(loads).t
 console.log(`| input change → new numbers and chart in the DOM (20) | ${median(domUpdates).toFixed(1)} ms | ${Math.min(...domUpdates).toFixed(1)} ms | ${Math.max(...domUpdates).toFixed(1)} ms |`);
 console.log(`| input change → next animation frame after the update (20) | ${median(recomputes).toFixed(1)} ms | ${Math.min(...recomputes).toFixed(1)} ms | ${Math.max(...recomputes).toFixed(1)} ms |`);
 console.log(`| WebAssembly memory after load | ${(heap / 2 ** 20).toFixed(1)} MiB | | |`);
+console.log(`| OOM explainer, first answer: starts the import worker (5) | ${median(cold).toFixed(0)} ms | ${Math.min(...cold).toFixed(0)} ms | ${Math.max(...cold).toFixed(0)} ms |`);
+console.log(`| OOM explainer, next answer from the running worker (5) | ${median(warm).toFixed(1)} ms | ${Math.min(...warm).toFixed(1)} ms | ${Math.max(...warm).toFixed(1)} ms |`);

@@ -119,7 +119,7 @@ pub fn encode(i: &Inputs) -> String {
         push("engine", i.engine.id());
     }
     if let Some(u) = i.gpu_memory_utilization {
-        push("util", format!("{u}"));
+        push("util", short(u));
     }
     if i.max_model_len != d.max_model_len {
         push(
@@ -152,12 +152,38 @@ pub fn encode(i: &Inputs) -> String {
         push("output", i.output_tokens.to_string());
     }
     if let Some(t) = i.target_tokens_per_s {
-        push("tps", format!("{t}"));
+        push("tps", short(t));
     }
     if i.expert_parallel {
         push("ep", "1".into());
     }
     parts.join("&")
+}
+
+/// A float as the shortest text that reads back to it. `Display` never writes an exponent,
+/// so 3.1e-319 would be 321 characters, over [`MAX_VALUE_LEN`] (the `share_link` fuzz target
+/// found it): past 24 characters the run of zeros becomes an exponent. String work on the
+/// `Display` digits, so the web bundle carries no second float formatter.
+fn short(x: f64) -> String {
+    let s = format!("{x}");
+    if s.len() <= 24 {
+        return s;
+    }
+    let (sign, body) = s.strip_prefix('-').map_or(("", s.as_str()), |b| ("-", b));
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let digits = format!("{int}{frac}");
+    let sig = digits.trim_start_matches('0');
+    let lead = digits.len() - sig.len();
+    let sig = sig.trim_end_matches('0');
+    let Some(first) = sig.chars().next() else {
+        return s;
+    };
+    // OK because: the text is a few hundred characters.
+    #[allow(clippy::cast_possible_wrap)]
+    let exp = int.len() as i64 - lead as i64 - 1;
+    let rest = &sig[1..];
+    let dot = if rest.is_empty() { "" } else { "." };
+    format!("{sign}{first}{dot}{rest}e{exp}")
 }
 
 fn int(v: &str, lo: u64, hi: u64) -> Result<u64, String> {

@@ -4,7 +4,35 @@
 use std::time::Instant;
 use vramfit_core::dtype::WeightFormat;
 use vramfit_core::model::ModelArch;
+use vramfit_core::share::{decode, encode};
 use vramfit_core::sizing::{estimate_bytes, Scenario};
+
+#[test]
+fn share_link_regressions_read_back() {
+    // The `share_link` target's property: a decoded link encodes to one that decodes to the
+    // same inputs, with no notices.
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/regressions/share_link"
+    );
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).expect("regressions folder") {
+        let bytes = std::fs::read(e.unwrap().path()).unwrap();
+        n += 1;
+        let (inputs, _) = decode(&String::from_utf8_lossy(&bytes));
+        let link = encode(&inputs);
+        let (again, notices) = decode(&link);
+        assert_eq!(inputs, again, "{link}");
+        assert!(notices.is_empty(), "{link}: {notices:?}");
+    }
+    assert!(n >= 1);
+    // The input it found: a subnormal tokens/s target, written as 321 characters before.
+    let (i, _) = decode("tps=31e-320");
+    assert_eq!(i.target_tokens_per_s, Some(3.1e-319));
+    assert_eq!(encode(&i), "tps=3.1e-319");
+    let (i, _) = decode("tps=0.000001&util=0.9");
+    assert_eq!(encode(&i), "util=0.9&tps=0.000001");
+}
 
 #[test]
 fn config_json_regressions_never_panic() {
