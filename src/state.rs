@@ -1,12 +1,12 @@
 //! The view-model: the URL query is the single source of truth; everything shown is a
 //! `Memo` over it that calls the core. Effects only sync with the outside world.
 
+use crate::protocol::Imported;
 use leptos::prelude::*;
 use std::sync::LazyLock;
 use vramfit_core::catalog::Catalog;
 use vramfit_core::model::ModelArch;
 use vramfit_core::plan::{custom_plan, plan, resolve_gpu, Inputs, Plan};
-use vramfit_core::safetensors::Report;
 use vramfit_core::share::{self, Notice};
 use vramfit_core::units::Units;
 use wasm_bindgen::closure::Closure;
@@ -83,20 +83,10 @@ impl View {
 /// A model the user brought (files or a Hugging Face repo). Not in the URL: files cannot be.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Custom {
-    /// Display name.
-    pub name: String,
-    /// From its config.json.
+    /// What the import worker read.
+    pub model: Imported,
+    /// From its config.json (`model.config`), read on the page.
     pub arch: Option<ModelArch>,
-    /// From its safetensors headers.
-    pub report: Option<Report>,
-    /// Shards read.
-    pub shards: usize,
-    /// Disagreements with model.safetensors.index.json.
-    pub index_problems: Vec<String>,
-    /// `files` or `hub:<repo>`.
-    pub source: String,
-    /// Header bytes read (to show that only headers were read).
-    pub header_bytes_read: u64,
 }
 
 /// Shared state, provided as context.
@@ -144,17 +134,15 @@ impl AppState {
             let inputs = decoded.get().0;
             match custom.get() {
                 Some(Custom {
-                    name,
+                    model,
                     arch: Some(arch),
-                    report,
-                    ..
                 }) => {
                     let gpu = resolve_gpu(&CATALOG, &inputs.gpu).map_err(|e| e.to_string())?;
                     Ok(custom_plan(
                         &CATALOG,
                         arch,
-                        &name,
-                        report.as_ref(),
+                        &model.name,
+                        model.report.as_ref(),
                         gpu,
                         &inputs,
                     ))

@@ -12,25 +12,16 @@ use web_sys::File;
 
 /// The model the worker read (`src/protocol.rs`), as the page uses it.
 fn custom(json: &str) -> Result<Custom, String> {
-    let m: Imported = serde_json::from_str(json)
+    let mut model: Imported = serde_json::from_str(json)
         .map_err(|e| format!("the import worker's answer did not read: {e}"))?;
-    let arch = match &m.config {
+    if let Some(r) = &mut model.report {
+        r.refresh_ratios();
+    }
+    let arch = match &model.config {
         Some(t) => Some(ModelArch::from_config_str(t).map_err(|e| e.to_string())?),
         None => None,
     };
-    let report = m.report.map(|mut r| {
-        r.refresh_ratios();
-        r
-    });
-    Ok(Custom {
-        name: m.name,
-        arch,
-        report,
-        shards: m.shards,
-        index_problems: m.index_problems,
-        source: m.source,
-        header_bytes_read: m.header_bytes_read,
-    })
+    Ok(Custom { model, arch })
 }
 
 /// The files of a drop or a picker.
@@ -64,8 +55,8 @@ pub fn ModelSource() -> impl IntoView {
         Ok(c) => {
             set_progress.set(format!(
                 "{verb} {} header bytes from {} shard(s)",
-                fmt_count(c.header_bytes_read),
-                c.shards
+                fmt_count(c.model.header_bytes_read),
+                c.model.shards
             ));
             st.custom.set(Some(c));
         }
@@ -115,7 +106,7 @@ pub fn ModelSource() -> impl IntoView {
     let summary = move || {
         st.custom.get().map(|c| {
             let u = st.units.get();
-            let rep = c.report.clone().map(|r| {
+            let rep = c.model.report.clone().map(|r| {
                 let dtypes = r.bytes_per_dtype.iter().map(|(k, v)| format!("{k} {}", fmt_bytes(*v, u))).collect::<Vec<_>>().join(", ");
                 let warnings = r.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view();
                 view! {
@@ -125,11 +116,11 @@ pub fn ModelSource() -> impl IntoView {
                     <ul>{warnings}</ul>
                 }
             });
-            let problems = c.index_problems.iter().map(|p| view! { <li class="vf-bad">{p.clone()}</li> }).collect_view();
+            let problems = c.model.index_problems.iter().map(|p| view! { <li class="vf-bad">{p.clone()}</li> }).collect_view();
             let twin = st.plan.get().ok().and_then(|p| p.catalog_twin);
             view! {
                 <div class="vf-custom" data-testid="file-report">
-                    <strong>{format!("Your model: {}", c.name)}</strong>
+                    <strong>{format!("Your model: {}", c.model.name)}</strong>
                     {rep}
                     <ul>{problems}</ul>
                     {c.arch.is_none().then(|| view! { <p class="vf-warn">"Add its config.json to size the KV cache."</p> })}
