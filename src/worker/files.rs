@@ -106,12 +106,29 @@ async fn get(
     Ok(bytes)
 }
 
+/// Shard names and their headers, side by side: the report reads the headers as one slice,
+/// with no copy.
+#[derive(Default)]
+pub struct Shards {
+    /// File names.
+    pub names: Vec<String>,
+    /// Their headers, in the same order.
+    pub headers: Vec<Header>,
+}
+
+impl Shards {
+    fn push(&mut self, name: String, header: Header) {
+        self.names.push(name);
+        self.headers.push(header);
+    }
+}
+
 /// What a Hugging Face import found.
 pub struct HubModel {
     /// config.json text.
     pub config: String,
-    /// (shard name, header).
-    pub headers: Vec<(String, Header)>,
+    /// The shards' names (as the index lists them) and their headers.
+    pub shards: Shards,
     /// Bytes transferred for headers.
     pub header_bytes: u64,
 }
@@ -158,7 +175,7 @@ pub async fn import_hub(
         Err(e) if e.contains("(404)") => vec!["model.safetensors".to_string()],
         Err(e) => return Err(e),
     };
-    let mut headers = Vec::new();
+    let mut found = Shards::default();
     let mut header_bytes = 0u64;
     let total = shards.len();
     for (i, shard) in shards.iter().enumerate() {
@@ -174,12 +191,12 @@ pub async fn import_hub(
         let h = get(&url, Some((8, 8 + len)), token, shard).await?;
         header_bytes += 8 + len;
         let header = safetensors::parse_header(&h, None).map_err(|e| format!("{shard}: {e}"))?;
-        headers.push((shard.clone(), header));
+        found.push(shard.clone(), header);
         progress(i + 1, total);
     }
     Ok(HubModel {
         config,
-        headers,
+        shards: found,
         header_bytes,
     })
 }
@@ -188,7 +205,7 @@ pub async fn import_hub(
 pub fn assemble(
     name: String,
     config: Option<String>,
-    headers: &[(String, Header)],
+    shards: &Shards,
     index: Option<&[u8]>,
     source: String,
     read: u64,
@@ -196,12 +213,12 @@ pub fn assemble(
     if let Some(t) = &config {
         ModelArch::from_config_str(t).map_err(|e| e.to_string())?;
     }
-    let report = (!headers.is_empty())
-        .then(|| Report::from_headers(&headers.iter().map(|(_, h)| h.clone()).collect::<Vec<_>>()));
+    let report = (!shards.headers.is_empty()).then(|| Report::from_headers(&shards.headers));
     let mut index_problems = Vec::new();
     if let Some(idx) = index {
-        let shards: Vec<(String, &Header)> = headers.iter().map(|(n, h)| (n.clone(), h)).collect();
-        let check = check_against_index(&shards, idx)
+        let named: Vec<(String, &Header)> =
+            shards.names.iter().cloned().zip(&shards.headers).collect();
+        let check = check_against_index(&named, idx)
             .map_err(|e| format!("model.safetensors.index.json: {e}"))?;
         index_problems = check.problems.iter().map(ToString::to_string).collect();
     }
@@ -212,7 +229,7 @@ pub fn assemble(
         name,
         config,
         report,
-        shards: headers.len(),
+        shards: shards.headers.len(),
         index_problems,
         source,
         header_bytes_read: read,
@@ -223,7 +240,7 @@ pub fn assemble(
 pub async fn load_files(files: Vec<File>, progress: &dyn Fn(String)) -> Result<Imported, String> {
     let mut config = None;
     let mut index = None;
-    let mut headers = Vec::new();
+    let mut read_shards = Shards::default();
     let shards: Vec<&File> = files
         .iter()
         .filter(|f| f.name().ends_with(".safetensors"))
@@ -245,7 +262,7 @@ pub async fn load_files(files: Vec<File>, progress: &dyn Fn(String)) -> Result<I
     for (i, f) in shards.iter().enumerate() {
         let h = read_header(f).await?;
         read += 8 + h.header_len;
-        headers.push((f.name(), h));
+        read_shards.push(f.name(), h);
         progress(format!("read {} of {total} headers", i + 1));
     }
     let name = shards.first().map_or_else(
@@ -255,7 +272,7 @@ pub async fn load_files(files: Vec<File>, progress: &dyn Fn(String)) -> Result<I
     assemble(
         name,
         config,
-        &headers,
+        &read_shards,
         index.as_deref(),
         "files".into(),
         read,

@@ -71,7 +71,7 @@ async fn handle(msg: JsValue) {
                 files::assemble(
                     repo.clone(),
                     Some(h.config),
-                    &h.headers,
+                    &h.shards,
                     None,
                     format!("hub:{repo}"),
                     h.header_bytes,
