@@ -1,7 +1,8 @@
 // vramfit service worker: makes the app work offline after one visit.
 // On install it reads index.html and pre-caches every asset it names (Trunk emits them
-// with content hashes, so a new build means new names and a new cache), plus the catalog's
-// sources (fetched by the Catalog view, not by the first load). Navigations are
+// with content hashes, so a new build means new names and a new cache), including the
+// import worker's files (named in a <meta>, fetched by the page only on first use), plus the
+// catalog's sources (fetched by the Catalog view, not by the first load). Navigations are
 // network-first with the cached page as fallback; assets are cache-first.
 const CACHE = 'vramfit-v1';
 const ASSET = /["'](\/?[^"'\s]+\.(?:js|wasm|css|webmanifest|svg|png))["']/g;
