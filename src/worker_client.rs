@@ -9,6 +9,7 @@
 //! starts a fresh worker.
 
 use js_sys::{Object, Reflect};
+use leptos::prelude::{GetValue, SetValue, StoredValue};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -167,4 +168,39 @@ pub fn request(op: &str, fields: &[(&str, JsValue)], on: impl Fn(Reply) + 'stati
     if let Err(e) = sent {
         on(Reply::Failed(e));
     }
+}
+
+/// Requests that supersede one another (a message being typed, the latest drop of files):
+/// only the newest request's replies are delivered.
+#[derive(Clone, Copy)]
+pub struct Latest(StoredValue<u32>);
+
+impl Default for Latest {
+    fn default() -> Self {
+        Self(StoredValue::new(0))
+    }
+}
+
+impl Latest {
+    /// Drops the pending request's replies, if one is pending; returns the new generation.
+    pub fn cancel(self) -> u32 {
+        let generation = self.0.get_value().wrapping_add(1);
+        self.0.set_value(generation);
+        generation
+    }
+
+    /// [`request`], superseding the previous one.
+    pub fn request(self, op: &str, fields: &[(&str, JsValue)], on: impl Fn(Reply) + 'static) {
+        let generation = self.cancel();
+        request(op, fields, move |reply| {
+            if self.0.get_value() == generation {
+                on(reply);
+            }
+        });
+    }
+}
+
+/// Reads the JSON of a `Done` reply (`src/protocol.rs`).
+pub fn answer<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, String> {
+    serde_json::from_str(json).map_err(|e| format!("the import worker's answer did not read: {e}"))
 }

@@ -3,7 +3,7 @@
 
 use crate::protocol::Imported;
 use crate::state::{AppState, Custom};
-use crate::worker_client::{request, Reply};
+use crate::worker_client::{answer, Latest, Reply};
 use leptos::prelude::*;
 use vramfit_core::model::ModelArch;
 use vramfit_core::units::{fmt_bytes, fmt_count};
@@ -12,8 +12,7 @@ use web_sys::File;
 
 /// The model the worker read (`src/protocol.rs`), as the page uses it.
 fn custom(json: &str) -> Result<Custom, String> {
-    let mut model: Imported = serde_json::from_str(json)
-        .map_err(|e| format!("the import worker's answer did not read: {e}"))?;
+    let mut model: Imported = answer(json)?;
     if let Some(r) = &mut model.report {
         r.refresh_ratios();
     }
@@ -66,20 +65,13 @@ pub fn ModelSource() -> impl IntoView {
         }
     };
     // Only the latest load's answer is shown.
-    let latest = StoredValue::new(0u32);
+    let latest = Latest::default();
     let send = move |op: &str, fields: &[(&str, wasm_bindgen::JsValue)], verb: String| {
-        let seq = latest.get_value().wrapping_add(1);
-        latest.set_value(seq);
         set_error.set(None);
-        request(op, fields, move |reply| {
-            if latest.get_value() != seq {
-                return;
-            }
-            match reply {
-                Reply::Progress(p) => set_progress.set(p),
-                Reply::Done(json) => finish(custom(&json), verb.clone()),
-                Reply::Failed(e) => finish(Err(e), verb.clone()),
-            }
+        latest.request(op, fields, move |reply| match reply {
+            Reply::Progress(p) => set_progress.set(p),
+            Reply::Done(json) => finish(custom(&json), verb.clone()),
+            Reply::Failed(e) => finish(Err(e), verb.clone()),
         });
     };
     let take = move |files: Vec<File>| {

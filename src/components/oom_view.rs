@@ -4,7 +4,7 @@
 
 use crate::protocol::Explained;
 use crate::state::AppState;
-use crate::worker_client::{request, Reply};
+use crate::worker_client::{answer, Latest, Reply};
 use leptos::prelude::*;
 use vramfit_core::units::{fmt_bytes, fmt_count};
 
@@ -18,33 +18,28 @@ pub fn OomView() -> impl IntoView {
     // latest request's answer is kept.
     let parsed = RwSignal::new(Option::<Result<Explained, String>>::None);
     let pending = RwSignal::new(false);
-    let latest = StoredValue::new(0u32);
+    let latest = Latest::default();
     Effect::new(move |_| {
         let t = text.get();
         let p = params.get();
-        let seq = latest.get_value().wrapping_add(1);
-        latest.set_value(seq);
         if t.trim().is_empty() {
+            latest.cancel();
             parsed.set(None);
             pending.set(false);
             return;
         }
         pending.set(true);
         let p = p.map_or(wasm_bindgen::JsValue::NULL, |x| x.to_string().into());
-        request(
+        latest.request(
             "oom",
             &[("text", t.into()), ("parameters", p)],
             move |reply| {
-                if latest.get_value() != seq {
-                    return;
-                }
-                let answer = match reply {
+                let explained = match reply {
                     Reply::Progress(_) => return,
-                    Reply::Done(json) => serde_json::from_str::<Explained>(&json)
-                        .map_err(|e| format!("the import worker's answer did not read: {e}")),
+                    Reply::Done(json) => answer::<Explained>(&json),
                     Reply::Failed(e) => Err(e),
                 };
-                parsed.set(Some(answer));
+                parsed.set(Some(explained));
                 pending.set(false);
             },
         );
