@@ -1393,7 +1393,20 @@ fn is_expert_tensor(name: &str) -> bool {
 /// All tensors of all shards by name (first occurrence wins).
 struct TensorIndex<'a> {
     by_name: BTreeMap<&'a str, TensorInfo<'a>>,
+    /// Which of [`LEAVES`] occur as a last name component, found in one pass.
+    leaves: [bool; LEAVES.len()],
 }
+
+/// The last name components [`detect_quantization`] asks about.
+const LEAVES: [&str; 7] = [
+    "qweight",
+    "scales",
+    "qzeros",
+    "g_idx",
+    "absmax",
+    "quant_map",
+    "SCB",
+];
 
 impl<'a> TensorIndex<'a> {
     fn sibling(&self, prefix: &str, leaf: &str) -> Option<TensorInfo<'a>> {
@@ -1406,8 +1419,23 @@ impl<'a> TensorIndex<'a> {
         }
     }
 
+    fn new(by_name: BTreeMap<&'a str, TensorInfo<'a>>) -> Self {
+        let mut leaves = [false; LEAVES.len()];
+        for name in by_name.keys() {
+            for (seen, leaf) in leaves.iter_mut().zip(LEAVES) {
+                *seen |= leaf_is(name, leaf);
+            }
+        }
+        TensorIndex { by_name, leaves }
+    }
+
+    /// Whether some tensor's last name component is `leaf`, one of [`LEAVES`].
     fn has_leaf(&self, leaf: &str) -> bool {
-        self.by_name.keys().any(|n| split_leaf(n).1 == leaf)
+        debug_assert!(LEAVES.contains(&leaf), "`{leaf}` is not in LEAVES");
+        LEAVES
+            .iter()
+            .position(|&l| l == leaf)
+            .is_some_and(|i| self.leaves[i])
     }
 }
 
@@ -1433,9 +1461,19 @@ impl Packing {
     }
 }
 
+/// Whether `leaf` is the last component of `name` (`a.b.leaf` or `leaf`): a suffix test,
+/// cheaper than [`split_leaf`], which the report calls only for the tensors it must.
+fn leaf_is(name: &str, leaf: &str) -> bool {
+    name.strip_suffix(leaf)
+        .is_some_and(|p| p.is_empty() || p.ends_with('.'))
+}
+
 fn packing_of(t: &TensorInfo<'_>, idx: &TensorIndex<'_>) -> Packing {
-    let (prefix, leaf) = split_leaf(t.name);
     let int32 = matches!(t.dtype, Dtype::I32 | Dtype::U32);
+    if !int32 && t.dtype != Dtype::U8 {
+        return Packing::Plain;
+    }
+    let (prefix, leaf) = split_leaf(t.name);
     if leaf == "qweight" && int32 {
         return Packing::QWeight(qweight_factor(t, prefix, idx));
     }
@@ -1511,17 +1549,17 @@ fn detect_quantization(idx: &TensorIndex<'_>) -> Quantization {
         return Quantization::Mxfp4;
     }
     let nvfp4 = tensors().any(|t| {
-        let (prefix, leaf) = split_leaf(t.name);
-        t.dtype == Dtype::U8
-            && (leaf == "weight_packed" || leaf == "weight")
-            && is_nvfp4_weight(prefix, idx)
+        t.dtype == Dtype::U8 && {
+            let (prefix, leaf) = split_leaf(t.name);
+            (leaf == "weight_packed" || leaf == "weight") && is_nvfp4_weight(prefix, idx)
+        }
     });
     if nvfp4 {
         return Quantization::Nvfp4;
     }
     let compressed = tensors().any(|t| {
-        let (prefix, leaf) = split_leaf(t.name);
-        leaf == "weight_packed" && idx.sibling(prefix, "weight_scale").is_some()
+        leaf_is(t.name, "weight_packed")
+            && idx.sibling(split_leaf(t.name).0, "weight_scale").is_some()
     });
     if compressed {
         return Quantization::CompressedTensorsInt;
@@ -1539,10 +1577,10 @@ fn detect_quantization(idx: &TensorIndex<'_>) -> Quantization {
     let mut fp8 = false;
     let mut block_scaled = false;
     for t in tensors() {
-        let (prefix, leaf) = split_leaf(t.name);
-        if leaf != "weight" || !matches!(t.dtype, Dtype::F8_E4M3 | Dtype::F8_E5M2) {
+        if !matches!(t.dtype, Dtype::F8_E4M3 | Dtype::F8_E5M2) || !leaf_is(t.name, "weight") {
             continue;
         }
+        let prefix = split_leaf(t.name).0;
         for scale_leaf in ["weight_scale", "weight_scale_inv"] {
             if let Some(scale) = idx.sibling(prefix, scale_leaf) {
                 fp8 = true;
@@ -1573,21 +1611,25 @@ impl Report {
         let mut by_name: BTreeMap<&str, TensorInfo<'_>> = BTreeMap::new();
         let mut duplicates = BTreeSet::new();
         for t in headers.iter().flat_map(Header::tensors) {
-            // First occurrence wins.
-            if by_name.contains_key(t.name) {
-                duplicates.insert(t.name);
-            } else {
-                by_name.insert(t.name, t);
+            // First occurrence wins; one search per tensor.
+            match by_name.entry(t.name) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(t);
+                }
+                std::collections::btree_map::Entry::Occupied(_) => {
+                    duplicates.insert(t.name);
+                }
             }
         }
-        let idx = TensorIndex { by_name };
+        let idx = TensorIndex::new(by_name);
 
         let mut tensor_count = 0u64;
         let mut parameter_count = 0u64;
         let mut logical_parameter_count = 0u64;
         let mut total_bytes = 0u64;
-        let mut elements_per_dtype: BTreeMap<String, u64> = BTreeMap::new();
-        let mut bytes_per_dtype: BTreeMap<String, u64> = BTreeMap::new();
+        // (elements, bytes, seen) per dtype in `Dtype::ALL` order; named at the end, not
+        // once per tensor.
+        let mut per_dtype = [(0u64, 0u64, false); Dtype::ALL.len()];
         let mut moe = MoeSplit::default();
         // Which packings occur (by rank), and the smallest and largest qweight factor.
         let mut packed_kinds = [false; 6];
@@ -1609,14 +1651,12 @@ impl Report {
             parameter_count = parameter_count.saturating_add(elements);
             logical_parameter_count = logical_parameter_count.saturating_add(logical);
             total_bytes = total_bytes.saturating_add(bytes);
-            let e = elements_per_dtype
-                .entry(t.dtype.name().to_owned())
-                .or_default();
-            *e = e.saturating_add(elements);
-            let b = bytes_per_dtype
-                .entry(t.dtype.name().to_owned())
-                .or_default();
-            *b = b.saturating_add(bytes);
+            if let Some(i) = Dtype::ALL.iter().position(|&d| d == t.dtype) {
+                let (e, b, seen) = &mut per_dtype[i];
+                *e = e.saturating_add(elements);
+                *b = b.saturating_add(bytes);
+                *seen = true;
+            }
             if is_expert_tensor(t.name) {
                 moe.expert_parameters = moe.expert_parameters.saturating_add(logical);
                 moe.expert_tensor_count += 1;
@@ -1625,6 +1665,16 @@ impl Report {
             }
         }
 
+        // Filled by insertion: collecting into a map sorts, with a sort of its own in the wasm.
+        let name = |f: fn(&(u64, u64, bool)) -> u64| -> BTreeMap<String, u64> {
+            let mut named = BTreeMap::new();
+            for (d, v) in Dtype::ALL.iter().zip(&per_dtype).filter(|(_, v)| v.2) {
+                named.insert(d.name().to_owned(), f(v));
+            }
+            named
+        };
+        let elements_per_dtype = name(|v| v.0);
+        let bytes_per_dtype = name(|v| v.1);
         let f32_bytes = bytes_per_dtype.get("F32").copied().unwrap_or(0);
         let fp32_checkpoint = f32_bytes > total_bytes.saturating_sub(f32_bytes);
         let quantization = detect_quantization(&idx);
