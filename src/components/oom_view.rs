@@ -127,6 +127,9 @@ pub fn OomView() -> impl IntoView {
             ></textarea>
         </label>
         {move || parsed.get().and_then(Result::err).map(|e| view! { <p class="vf-verdict vf-warn" data-testid="oom-error">{e}</p> })}
+        // The first answer waits for the import worker to load (a second module, fetched on
+        // first use): say so rather than show nothing on a slow connection.
+        {move || (pending.get() && parsed.with(Option::is_none)).then(|| view! { <p class="vf-caveat" data-testid="oom-pending" role="status">"Reading the message…"</p> })}
         <table class="vf-table" data-testid="oom-report"><tbody>{report_rows}</tbody></table>
         <div data-testid="oom-findings" data-state=move || if pending.get() { "pending" } else { "ready" }>{findings}</div>
         {sizing}

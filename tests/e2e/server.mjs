@@ -1,6 +1,7 @@
 // Static server for the browser tests: serves a folder on 127.0.0.1 (random port), with
 // HTTP Range support (206 / 416) and correct MIME types. `routes` can add extra folders
-// (for the Hugging Face import tests) and a switch to ignore Range.
+// (for the Hugging Face import tests), a switch to ignore Range, and `delay` (ms by path
+// prefix) to play a slow network.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,10 +12,12 @@ const MIME = {
   '.webmanifest': 'application/manifest+json', '.svg': 'image/svg+xml', '.png': 'image/png',
 };
 
-export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true, status = {} } = {}) {
+export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true, status = {}, delay = {} } = {}) {
   const stats = { requests: [], bytesSent: 0 };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
+    const wait = Object.entries(delay).find(([prefix]) => url.pathname.startsWith(prefix));
+    if (wait && !req.delayed) { req.delayed = true; setTimeout(() => server.emit('request', req, res), wait[1]); return; }
     let file = null;
     let base = root;
     let rel = decodeURIComponent(url.pathname);

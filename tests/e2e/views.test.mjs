@@ -120,6 +120,19 @@ test('the OOM explainer reads a real PyTorch message and explains it', async () 
   assert.deepEqual(page.errors, []);
 });
 
+test('while the worker loads on a slow network, the OOM view says it is reading', async () => {
+  const slow = await startServer({ delay: { '/vramfit-worker-': 1500 } });
+  const page = await newPage(browser);
+  await page.goto(`${slow.url}/?view=oom`);
+  await page.getByTestId('oom-input').fill('RuntimeError: CUDA error: out of memory');
+  await page.getByTestId('oom-pending').waitFor({ timeout: 1000 });
+  await page.getByTestId('oom-finding').first().waitFor();
+  assert.equal(await page.getByTestId('oom-pending').count(), 0);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+  await slow.close();
+});
+
 test('a worker that cannot load is reported, and the next request starts a fresh one', async () => {
   const page = await newPage(browser);
   await page.goto(`${server.url}/?view=oom`);
