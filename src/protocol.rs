@@ -20,7 +20,8 @@ use vramfit_core::safetensors::Report;
 pub struct Imported {
     /// Display name.
     pub name: String,
-    /// The config.json text (the worker has checked that it reads as a model).
+    /// The config.json text, read into a `ModelArch` on the page (which needs it; the
+    /// worker does not read it too).
     pub config: Option<String>,
     /// From the safetensors headers.
     pub report: Option<Report>,

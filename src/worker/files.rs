@@ -4,7 +4,6 @@
 
 use crate::protocol::Imported;
 use js_sys::Uint8Array;
-use vramfit_core::model::ModelArch;
 use vramfit_core::safetensors::{self, check_against_index, Header, Report, MAX_HEADER_SIZE};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Blob, File};
@@ -202,6 +201,7 @@ pub async fn import_hub(
 }
 
 /// Turns config text and headers into the imported model (or an error naming the problem).
+/// The config is read once, on the page, which needs the `ModelArch` (`src/protocol.rs`).
 pub fn assemble(
     name: String,
     config: Option<String>,
@@ -210,9 +210,6 @@ pub fn assemble(
     source: String,
     read: u64,
 ) -> Result<Imported, String> {
-    if let Some(t) = &config {
-        ModelArch::from_config_str(t).map_err(|e| e.to_string())?;
-    }
     let report = (!shards.headers.is_empty()).then(|| Report::from_headers(&shards.headers));
     let mut index_problems = Vec::new();
     if let Some(idx) = index {

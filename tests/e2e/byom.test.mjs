@@ -141,6 +141,14 @@ test('a shard missing from the folder is named; a broken file gets a precise err
   await page.getByTestId('file-input').setInputFiles(bad);
   await page.getByTestId('file-error').waitFor();
   assert.match(await text(page, 'file-error'), /bad\.safetensors/);
+  // A config.json that does not read as a model: the page reads it (once) and names the field.
+  const cfgDir = path.join(tmp, 'badcfg');
+  fs.mkdirSync(cfgDir, { recursive: true });
+  const cfg = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
+  cfg.hidden_size = 'wide';
+  fs.writeFileSync(path.join(cfgDir, 'config.json'), JSON.stringify(cfg));
+  await page.getByTestId('file-input').setInputFiles([path.join(cfgDir, 'config.json'), path.join(dir, 'model-00001-of-00002.safetensors')]);
+  await page.waitForFunction(() => /hidden_size/.test(document.querySelector('[data-testid="file-error"]')?.textContent ?? ''));
   assert.deepEqual(page.errors, []);
 });
 
