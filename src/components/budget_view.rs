@@ -74,10 +74,10 @@ pub fn BudgetView() -> impl IntoView {
                 let i = inputs.get();
                 format!(
                     "Every GPU in the catalog that can serve {} concurrent users of {} + {} tokens (context {}), cheapest first.",
-                    i.users,
-                    i.prompt_tokens,
-                    i.output_tokens,
-                    i.max_model_len.map_or("native".to_string(), |x| x.to_string())
+                    i.workload.users,
+                    i.workload.prompt_tokens,
+                    i.workload.output_tokens,
+                    i.flags.max_model_len.map_or("native".to_string(), |x| x.to_string())
                 )
             }}
         </p>
@@ -87,10 +87,10 @@ pub fn BudgetView() -> impl IntoView {
                 type="number"
                 min="0"
                 data-testid="target-tps"
-                prop:value=move || inputs.get().target_tokens_per_s.map_or(String::new(), |t| t.to_string())
+                prop:value=move || inputs.get().workload.target_tokens_per_s.map_or(String::new(), |t| t.to_string())
                 on:input=move |ev| {
                     let v = parse_f64(event_target_value(&ev).trim()).filter(|x| x.is_finite() && *x >= 0.0);
-                    st.update(true, |i| i.target_tokens_per_s = v);
+                    st.update(true, |i| i.workload.target_tokens_per_s = v);
                 }
             />
         </label>

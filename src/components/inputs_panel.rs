@@ -202,9 +202,9 @@ pub fn InputsPanel() -> impl IntoView {
                     data-testid="kv-dtype"
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
-                        st.update(false, |i| i.kv_dtype = KvDtype::parse(&v).unwrap_or(KvDtype::Auto));
+                        st.update(false, |i| i.flags.kv_dtype = KvDtype::parse(&v).unwrap_or(KvDtype::Auto));
                     }
-                    prop:value=move || inputs.get().kv_dtype.id()
+                    prop:value=move || inputs.get().flags.kv_dtype.id()
                 >
                     <option value="auto">"auto (model dtype)"</option>
                     <option value="bf16">"bf16"</option>
@@ -218,9 +218,9 @@ pub fn InputsPanel() -> impl IntoView {
                     data-testid="engine"
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
-                        st.update(false, |i| i.engine = Engine::parse(&v).unwrap_or(Engine::DEFAULT));
+                        st.update(false, |i| i.flags.engine = Engine::parse(&v).unwrap_or(Engine::DEFAULT));
                     }
-                    prop:value=move || inputs.get().engine.id()
+                    prop:value=move || inputs.get().flags.engine.id()
                 >
                     <option value="vllm-0.19">"vLLM 0.19 (V1)"</option>
                     <option value="vllm-0.16">"vLLM 0.11–0.16"</option>
@@ -233,33 +233,33 @@ pub fn InputsPanel() -> impl IntoView {
                 label="Context length (tokens)"
                 id="context-length"
                 help="--max-model-len: the longest prompt + output one request may have"
-                value=Signal::derive(move || inputs.get().max_model_len.map_or(String::new(), |x| x.to_string()))
+                value=Signal::derive(move || inputs.get().flags.max_model_len.map_or(String::new(), |x| x.to_string()))
                 min=1
-                set=Callback::new(move |n| st.update(true, |i| i.max_model_len = Some(n)))
+                set=Callback::new(move |n| st.update(true, |i| i.flags.max_model_len = Some(n)))
             />
             <NumberField
                 label="Concurrent users"
                 id="users"
                 help="Requests in flight at once"
-                value=Signal::derive(move || inputs.get().users.to_string())
+                value=Signal::derive(move || inputs.get().workload.users.to_string())
                 min=1
-                set=Callback::new(move |n| st.update(true, |i| i.users = n))
+                set=Callback::new(move |n| st.update(true, |i| i.workload.users = n))
             />
             <NumberField
                 label="Prompt tokens"
                 id="prompt-tokens"
                 help="Input tokens per request"
-                value=Signal::derive(move || inputs.get().prompt_tokens.to_string())
+                value=Signal::derive(move || inputs.get().workload.prompt_tokens.to_string())
                 min=0
-                set=Callback::new(move |n| st.update(true, |i| i.prompt_tokens = n))
+                set=Callback::new(move |n| st.update(true, |i| i.workload.prompt_tokens = n))
             />
             <NumberField
                 label="Output tokens"
                 id="output-tokens"
                 help="Generated tokens per request"
-                value=Signal::derive(move || inputs.get().output_tokens.to_string())
+                value=Signal::derive(move || inputs.get().workload.output_tokens.to_string())
                 min=1
-                set=Callback::new(move |n| st.update(true, |i| i.output_tokens = n))
+                set=Callback::new(move |n| st.update(true, |i| i.workload.output_tokens = n))
             />
             <label class="vf-field" title="--gpu-memory-utilization: the fraction of GPU memory vLLM may use (weights + activations + KV cache)">
                 <span>"GPU memory utilization"</span>
@@ -269,12 +269,12 @@ pub fn InputsPanel() -> impl IntoView {
                     min="0.05"
                     max="1"
                     step="0.01"
-                    prop:value=move || inputs.get().gpu_memory_utilization.map_or(String::new(), |u| u.to_string())
+                    prop:value=move || inputs.get().flags.gpu_memory_utilization.map_or(String::new(), |u| u.to_string())
                     placeholder="engine default"
                     on:input=move |ev| {
                         if let Some(u) = parse_f64(event_target_value(&ev).trim()) {
                             if u > 0.0 && u <= 1.0 {
-                                st.update(true, |i| i.gpu_memory_utilization = Some(u));
+                                st.update(true, |i| i.flags.gpu_memory_utilization = Some(u));
                             }
                         }
                     }
@@ -319,10 +319,10 @@ pub fn InputsPanel() -> impl IntoView {
                 <input
                     type="checkbox"
                     data-testid="expert-parallel"
-                    prop:checked=move || inputs.get().expert_parallel
+                    prop:checked=move || inputs.get().flags.expert_parallel
                     on:change=move |ev| {
                         let on = event_target_checked(&ev);
-                        st.update(false, |i| i.expert_parallel = on);
+                        st.update(false, |i| i.flags.expert_parallel = on);
                     }
                 />
                 " Expert parallel (MoE)"

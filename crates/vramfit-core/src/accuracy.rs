@@ -341,19 +341,19 @@ pub fn memory_report(csv: &str) -> MemoryReport {
         {
             s.tensor_parallel_size = tp as u64;
         }
-        s.engine = Engine::Vllm {
+        s.flags.engine = Engine::Vllm {
             minor: minor.max(11),
         };
-        s.kv_dtype = KvDtype::parse(r.get("kv_cache_dtype")).unwrap_or(KvDtype::Auto);
-        s.gpu_memory_utilization = r.num("gpu_mem_util");
+        s.flags.kv_dtype = KvDtype::parse(r.get("kv_cache_dtype")).unwrap_or(KvDtype::Auto);
+        s.flags.gpu_memory_utilization = r.num("gpu_mem_util");
         // OK because: lengths are integers in the data.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         {
-            s.max_model_len = r.num("max_model_len").map(|x| x as u64);
-            s.block_size = r.num("block_size").map(|x| x as u64);
+            s.flags.max_model_len = r.num("max_model_len").map(|x| x as u64);
+            s.flags.block_size = r.num("block_size").map(|x| x as u64);
         }
         if let Some(i) = notes.find("--block-size=") {
-            s.block_size = notes[i + 13..]
+            s.flags.block_size = notes[i + 13..]
                 .chars()
                 .take_while(char::is_ascii_digit)
                 .collect::<String>()
@@ -390,7 +390,7 @@ pub fn memory_report(csv: &str) -> MemoryReport {
                 | WeightFormat::Mxfp4 => 0.5,
                 _ => 2.0,
             };
-            let budget = s.gpu_memory_utilization.unwrap_or(0.9) * total_gib.unwrap_or(80.0);
+            let budget = s.flags.gpu_memory_utilization.unwrap_or(0.9) * total_gib.unwrap_or(80.0);
             Some(budget - 1.2 * params * bpp / tp / GIB as f64)
         } else {
             None
@@ -613,11 +613,11 @@ pub fn scaling_report(csv: &str) -> ScaleReport {
         let g = cat.gpu(&p.gpu)?;
         let mut s = Scenario::new(m.model.arch().ok()?);
         s.format = p.fmt;
-        s.kv_dtype = p.kv;
-        s.engine = p.engine;
+        s.flags.kv_dtype = p.kv;
+        s.flags.engine = p.engine;
         s.tensor_parallel_size = tp;
         if p.engine == Engine::TrtLlm {
-            s.max_num_seqs = Some(2048);
+            s.flags.max_num_seqs = Some(2048);
         }
         let perf = GpuPerf::from_gpu(g, p.fmt.compute_key());
         Some(match p.workload {
@@ -629,8 +629,8 @@ pub fn scaling_report(csv: &str) -> ScaleReport {
                 input,
                 output,
             } => {
-                s.prompt_tokens = input;
-                s.output_tokens = output;
+                s.workload.prompt_tokens = input;
+                s.workload.output_tokens = output;
                 speed(&s, perf, batch).decode_tokens_per_s_total
             }
         })

@@ -103,7 +103,7 @@ pub struct Placement {
 pub fn fewest_gpus(s: &Scenario, gpu: &Gpu) -> Option<Placement> {
     let total = gpu.usable_bytes();
     for (tp, pp) in valid_layouts(&s.model, gpu.gpus_per_node()) {
-        if ep_problem(&s.model, tp, s.expert_parallel).is_some() {
+        if ep_problem(&s.model, tp, s.flags.expert_parallel).is_some() {
             continue;
         }
         let mut sc = s.clone();
@@ -118,7 +118,7 @@ pub fn fewest_gpus(s: &Scenario, gpu: &Gpu) -> Option<Placement> {
                     e.max_num_seqs as f64
                 },
             );
-            let users = s.concurrent_users.max(1);
+            let users = s.workload.users.max(1);
             // OK because: users ≥ 1 and per_replica ≥ 1 here (one request fits).
             #[allow(
                 clippy::cast_possible_truncation,
@@ -189,7 +189,7 @@ pub fn cheapest(cat: &crate::catalog::Catalog, inputs: &crate::plan::Inputs) -> 
             continue;
         }
         let meets = inputs
-            .target_tokens_per_s
+            .workload.target_tokens_per_s
             .is_none_or(|t| p.speed.decode_tokens_per_s_per_user >= t);
         rows.push(CostRow {
             gpu_id: g.id.clone(),

@@ -20,9 +20,9 @@ use crate::catalog::{Catalog, Gpu, Model};
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::layout::{fewest_gpus, layout_problem};
 use crate::model::ModelArch;
-use crate::sizing::{estimate_bytes, Engine, Estimate, Scenario};
+use crate::sizing::{estimate_bytes, Estimate, Scenario};
 use crate::throughput::{speed, GpuPerf, Speed};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Relative error band of weights per GPU (calibration: worst case ~1.5%).
 pub const WEIGHTS_REL_ERR: f64 = 0.015;
@@ -32,69 +32,7 @@ pub const KV_POOL_REL_ERR: f64 = 0.02;
 /// widened for absolute speeds).
 pub const SPEED_REL_ERR: f64 = 0.25;
 
-/// The scenario as the user states it. Every field has a default; see [`Inputs::default`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Inputs {
-    /// Catalog model id, alias or Hugging Face repo id.
-    pub model: String,
-    /// Catalog GPU id or alias.
-    pub gpu: String,
-    /// Weight format; `None` = what the model id implies (native or its quantized repo).
-    pub format: Option<WeightFormat>,
-    /// `--kv-cache-dtype`.
-    pub kv_dtype: KvDtype,
-    /// Engine.
-    pub engine: Engine,
-    /// `--gpu-memory-utilization`.
-    pub gpu_memory_utilization: Option<f64>,
-    /// `--max-model-len` (context length).
-    pub max_model_len: Option<u64>,
-    /// `--max-num-seqs`.
-    pub max_num_seqs: Option<u64>,
-    /// `--max-num-batched-tokens`.
-    pub max_num_batched_tokens: Option<u64>,
-    /// `--block-size`.
-    pub block_size: Option<u64>,
-    /// `--tensor-parallel-size`; `None` = fewest GPUs.
-    pub tensor_parallel_size: Option<u64>,
-    /// `--pipeline-parallel-size`; `None` = fewest GPUs.
-    pub pipeline_parallel_size: Option<u64>,
-    /// Concurrent users.
-    pub users: u64,
-    /// Prompt tokens per request.
-    pub prompt_tokens: u64,
-    /// Output tokens per request.
-    pub output_tokens: u64,
-    /// Target decode tokens/s per user.
-    pub target_tokens_per_s: Option<f64>,
-    /// `--enable-expert-parallel`.
-    #[serde(default)]
-    pub expert_parallel: bool,
-}
-
-impl Default for Inputs {
-    fn default() -> Self {
-        Self {
-            model: "llama-3.1-8b".into(),
-            gpu: "h100-sxm".into(),
-            format: None,
-            kv_dtype: KvDtype::Auto,
-            engine: Engine::DEFAULT,
-            gpu_memory_utilization: None,
-            max_model_len: Some(8192),
-            max_num_seqs: None,
-            max_num_batched_tokens: None,
-            block_size: None,
-            tensor_parallel_size: None,
-            pipeline_parallel_size: None,
-            users: 1,
-            prompt_tokens: 1024,
-            output_tokens: 256,
-            target_tokens_per_s: None,
-            expert_parallel: false,
-        }
-    }
-}
+pub use crate::inputs::Inputs;
 
 /// Why a plan could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -311,19 +249,11 @@ pub fn scenario(
     let mut s = Scenario::new(arch);
     s.format = format;
     s.group_size = group_size;
-    s.kv_dtype = inputs.kv_dtype;
-    s.engine = inputs.engine;
-    s.gpu_memory_utilization = inputs.gpu_memory_utilization;
-    s.max_model_len = inputs.max_model_len;
-    s.max_num_seqs = inputs.max_num_seqs;
-    s.max_num_batched_tokens = inputs.max_num_batched_tokens;
-    s.block_size = inputs.block_size;
     s.tensor_parallel_size = inputs.tensor_parallel_size.unwrap_or(1).max(1);
     s.pipeline_parallel_size = inputs.pipeline_parallel_size.unwrap_or(1).max(1);
-    s.expert_parallel = inputs.expert_parallel;
-    s.concurrent_users = inputs.users.max(1);
-    s.prompt_tokens = inputs.prompt_tokens;
-    s.output_tokens = inputs.output_tokens;
+    s.flags = inputs.flags;
+    s.workload = inputs.workload;
+    s.workload.users = s.workload.users.max(1);
     s
 }
 
@@ -358,7 +288,7 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
         // OK because: per ≥ 1 checked; users small.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let replicas = if per >= 1.0 {
-            (f(s.concurrent_users) / per).ceil().max(1.0) as u64
+            (f(s.workload.users) / per).ceil().max(1.0) as u64
         } else {
             1
         };
@@ -366,12 +296,12 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
     }
     let first = fewest_gpus(s, gpu);
     // A per-user speed target: replicas add users, not speed; a wider layout adds speed.
-    if let (Some(target), Some(p)) = (inputs.target_tokens_per_s, first.as_ref()) {
+    if let (Some(target), Some(p)) = (inputs.workload.target_tokens_per_s, first.as_ref()) {
         let perf = GpuPerf::from_gpu(gpu, s.format.compute_key());
         let gpus = p.tensor_parallel_size * p.pipeline_parallel_size;
         for (tp, pp) in crate::layout::valid_layouts(&s.model, gpu.gpus_per_node()) {
             if tp * pp < gpus
-                || crate::layout::ep_problem(&s.model, tp, s.expert_parallel).is_some()
+                || crate::layout::ep_problem(&s.model, tp, s.flags.expert_parallel).is_some()
             {
                 continue;
             }
@@ -390,11 +320,11 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
                 .min(f(e.max_num_seqs))
                 .floor()
                 .max(1.0);
-            let batch = s.concurrent_users.max(1).min(per_users(per));
+            let batch = s.workload.users.max(1).min(per_users(per));
             if speed(&sc, perf, batch).decode_tokens_per_s_per_user >= target {
                 // OK because: per ≥ 1; users small.
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let replicas = (f(s.concurrent_users) / per).ceil().max(1.0) as u64;
+                let replicas = (f(s.workload.users) / per).ceil().max(1.0) as u64;
                 return (sc, e, replicas, true);
             }
         }
@@ -467,10 +397,10 @@ pub fn plan_arch(
     let problem = match (inputs.tensor_parallel_size, inputs.pipeline_parallel_size) {
         (None, None) => None,
         (tp, _)
-            if crate::layout::ep_problem(&base.model, tp.unwrap_or(1), inputs.expert_parallel)
+            if crate::layout::ep_problem(&base.model, tp.unwrap_or(1), inputs.flags.expert_parallel)
                 .is_some() =>
         {
-            crate::layout::ep_problem(&base.model, tp.unwrap_or(1), inputs.expert_parallel)
+            crate::layout::ep_problem(&base.model, tp.unwrap_or(1), inputs.flags.expert_parallel)
         }
         (tp, pp) => layout_problem(
             &base.model,
@@ -481,7 +411,7 @@ pub fn plan_arch(
     };
     let (sc, est, replicas, auto) = place(&base, gpu, inputs);
     let perf = GpuPerf::from_gpu(gpu, format.compute_key());
-    let batch = inputs.users.max(1).min(est.max_num_seqs);
+    let batch = inputs.workload.users.max(1).min(est.max_num_seqs);
     let sp = speed(&sc, perf, batch);
     let gpus_per = sc.tensor_parallel_size * sc.pipeline_parallel_size;
     let gpus_needed = gpus_per * replicas;
@@ -501,16 +431,16 @@ pub fn plan_arch(
     }
     let budget = f(est.budget_bytes);
     Plan {
-        kv_dtype: inputs.kv_dtype,
+        kv_dtype: inputs.flags.kv_dtype,
         repo_ids: Vec::new(),
-        workload_tokens: inputs.prompt_tokens + inputs.output_tokens,
+        workload_tokens: inputs.workload.prompt_tokens + inputs.workload.output_tokens,
         total_decode_tokens_per_s: total_tps,
         model_id,
         model_name,
         gpu_id: gpu.id.clone(),
         gpu_name: gpu.name.clone(),
         format,
-        engine: inputs.engine.id(),
+        engine: inputs.flags.engine.id(),
         tensor_parallel_size: sc.tensor_parallel_size,
         pipeline_parallel_size: sc.pipeline_parallel_size,
         replicas,
@@ -703,7 +633,7 @@ fn format_row(
     s.group_size = group;
     let (sc, est, replicas, _) = place(&s, gpu, inputs);
     let perf = GpuPerf::from_gpu(gpu, format.compute_key());
-    let batch = inputs.users.max(1).min(est.max_num_seqs);
+    let batch = inputs.workload.users.max(1).min(est.max_num_seqs);
     let fits = matches!(
         est.fit,
         crate::sizing::Fit::Fits | crate::sizing::Fit::FitsWithQueueing

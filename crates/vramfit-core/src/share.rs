@@ -23,9 +23,7 @@
 //! reported in a [`Notice`] for the UI to show. Values are percent-decoded; nothing decoded
 //! is ever treated as markup.
 
-use crate::dtype::{KvDtype, WeightFormat};
-use crate::plan::Inputs;
-use crate::sizing::Engine;
+use crate::inputs::{by_url, Inputs, KEYS};
 
 /// A parameter that was ignored, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -86,13 +84,13 @@ pub fn decode_component(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Encodes the inputs that differ from the defaults, in a fixed key order.
+/// Encodes the inputs that differ from the defaults, in the order of [`KEYS`].
 ///
 /// # Example
 /// ```
 /// use vramfit_core::{plan::Inputs, share};
 /// let mut i = Inputs::default();
-/// i.max_model_len = Some(32768);
+/// i.flags.max_model_len = Some(32768);
 /// i.tensor_parallel_size = Some(2);
 /// let q = share::encode(&i);
 /// assert_eq!(q, "len=32768&tp=2");
@@ -100,109 +98,13 @@ pub fn decode_component(s: &str) -> String {
 /// ```
 #[must_use]
 pub fn encode(i: &Inputs) -> String {
-    let d = Inputs::default();
     let mut parts: Vec<String> = Vec::new();
-    let mut push = |k: &str, v: String| parts.push(format!("{k}={}", enc(&v)));
-    if i.model != d.model {
-        push("model", i.model.clone());
-    }
-    if i.gpu != d.gpu {
-        push("gpu", i.gpu.clone());
-    }
-    if let Some(f) = i.format {
-        push("quant", f.id().into());
-    }
-    if i.kv_dtype != d.kv_dtype {
-        push("kv", i.kv_dtype.id().into());
-    }
-    if i.engine != d.engine {
-        push("engine", i.engine.id());
-    }
-    if let Some(u) = i.gpu_memory_utilization {
-        push("util", short(u));
-    }
-    if i.max_model_len != d.max_model_len {
-        push(
-            "len",
-            i.max_model_len.map_or("auto".into(), |x| x.to_string()),
-        );
-    }
-    if let Some(x) = i.max_num_seqs {
-        push("seqs", x.to_string());
-    }
-    if let Some(x) = i.max_num_batched_tokens {
-        push("batched", x.to_string());
-    }
-    if let Some(x) = i.block_size {
-        push("block", x.to_string());
-    }
-    if let Some(x) = i.tensor_parallel_size {
-        push("tp", x.to_string());
-    }
-    if let Some(x) = i.pipeline_parallel_size {
-        push("pp", x.to_string());
-    }
-    if i.users != d.users {
-        push("users", i.users.to_string());
-    }
-    if i.prompt_tokens != d.prompt_tokens {
-        push("prompt", i.prompt_tokens.to_string());
-    }
-    if i.output_tokens != d.output_tokens {
-        push("output", i.output_tokens.to_string());
-    }
-    if let Some(t) = i.target_tokens_per_s {
-        push("tps", short(t));
-    }
-    if i.expert_parallel {
-        push("ep", "1".into());
+    for k in &KEYS {
+        if let Some(v) = i.text(k.field).filter(|v| v != k.default) {
+            parts.push(format!("{}={}", k.url, enc(&v)));
+        }
     }
     parts.join("&")
-}
-
-/// A float as the shortest text that reads back to it. `Display` never writes an exponent,
-/// so 3.1e-319 would be 321 characters, over [`MAX_VALUE_LEN`] (the `share_link` fuzz target
-/// found it): past 24 characters the run of zeros becomes an exponent. String work on the
-/// `Display` digits, so the web bundle carries no second float formatter.
-fn short(x: f64) -> String {
-    let s = format!("{x}");
-    if s.len() <= 24 {
-        return s;
-    }
-    let (sign, body) = s.strip_prefix('-').map_or(("", s.as_str()), |b| ("-", b));
-    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    let digits = format!("{int}{frac}");
-    let sig = digits.trim_start_matches('0');
-    let lead = digits.len() - sig.len();
-    let sig = sig.trim_end_matches('0');
-    let Some(first) = sig.chars().next() else {
-        return s;
-    };
-    // OK because: the text is a few hundred characters.
-    #[allow(clippy::cast_possible_wrap)]
-    let exp = int.len() as i64 - lead as i64 - 1;
-    let rest = &sig[1..];
-    let dot = if rest.is_empty() { "" } else { "." };
-    format!("{sign}{first}{dot}{rest}e{exp}")
-}
-
-fn int(v: &str, lo: u64, hi: u64) -> Result<u64, String> {
-    let n: u64 = v
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{v}` is not a whole number"))?;
-    if n < lo || n > hi {
-        return Err(format!("{n} is outside {lo}..={hi}"));
-    }
-    Ok(n)
-}
-
-fn float(v: &str, lo: f64, hi: f64) -> Result<f64, String> {
-    let x = crate::decimal::parse_f64(v.trim()).ok_or_else(|| format!("`{v}` is not a number"))?;
-    if !x.is_finite() || x < lo || x > hi {
-        return Err(format!("{x} is outside {lo}..={hi}"));
-    }
-    Ok(x)
 }
 
 /// Decodes a query string (with or without a leading `?`). Unknown keys and bad values are
@@ -224,49 +126,10 @@ pub fn decode(query: &str) -> (Inputs, Vec<Notice>) {
             });
             continue;
         }
-        let r: Result<(), String> = match key.as_str() {
-            "model" if !val.trim().is_empty() => {
-                i.model = val.trim().to_string();
-                Ok(())
-            }
-            "gpu" if !val.trim().is_empty() => {
-                i.gpu = val.trim().to_string();
-                Ok(())
-            }
-            "quant" => WeightFormat::parse(&val)
-                .map(|f| i.format = Some(f))
-                .ok_or_else(|| format!("unknown format `{val}`")),
-            "kv" => KvDtype::parse(&val)
-                .map(|k| i.kv_dtype = k)
-                .ok_or_else(|| format!("unknown KV dtype `{val}`")),
-            "engine" => Engine::parse(&val)
-                .map(|e| i.engine = e)
-                .ok_or_else(|| format!("unknown engine `{val}`")),
-            "util" => float(&val, 0.05, 1.0).map(|x| i.gpu_memory_utilization = Some(x)),
-            "len" if val == "auto" => {
-                i.max_model_len = None;
-                Ok(())
-            }
-            "len" => int(&val, 1, 1 << 24).map(|x| i.max_model_len = Some(x)),
-            "seqs" => int(&val, 1, 1 << 16).map(|x| i.max_num_seqs = Some(x)),
-            "batched" => int(&val, 1, 1 << 22).map(|x| i.max_num_batched_tokens = Some(x)),
-            "block" => int(&val, 1, 1024).map(|x| i.block_size = Some(x)),
-            "tp" => int(&val, 1, 128).map(|x| i.tensor_parallel_size = Some(x)),
-            "pp" => int(&val, 1, 128).map(|x| i.pipeline_parallel_size = Some(x)),
-            "users" => int(&val, 1, 1 << 20).map(|x| i.users = x),
-            "prompt" => int(&val, 0, 1 << 24).map(|x| i.prompt_tokens = x),
-            "output" => int(&val, 1, 1 << 24).map(|x| i.output_tokens = x),
-            "tps" => float(&val, 0.0, 1e6).map(|x| i.target_tokens_per_s = Some(x)),
-            "ep" => match val.as_str() {
-                "1" | "true" => {
-                    i.expert_parallel = true;
-                    Ok(())
-                }
-                "0" | "false" => Ok(()),
-                _ => Err(format!("`{val}` is not 0 or 1")),
-            },
-            "view" | "units" | "theme" => Ok(()), // UI-only keys
-            _ => Err("unknown parameter".to_string()),
+        let r = match by_url(&key) {
+            Some(row) => i.set(row.field, &val),
+            None if UI_KEYS.contains(&key.as_str()) => Ok(()),
+            None => Err("unknown parameter".to_string()),
         };
         if let Err(message) = r {
             notices.push(Notice { key, message });
@@ -274,6 +137,9 @@ pub fn decode(query: &str) -> (Inputs, Vec<Notice>) {
     }
     (i, notices)
 }
+
+/// Keys the page reads for itself (which view, which units, which theme).
+pub const UI_KEYS: [&str; 3] = ["view", "units", "theme"];
 
 /// The value of a UI-only key (`view`, `units`) in a query string.
 #[must_use]
@@ -313,13 +179,16 @@ pub fn decode_checked(cat: &crate::catalog::Catalog, query: &str) -> (Inputs, Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dtype::{KvDtype, WeightFormat};
+    use crate::engine::Engine;
+    use crate::inputs::{EngineFlags, Workload};
 
     #[test]
     fn garbage_falls_back_with_notices() {
         let (i, n) = decode("?len=abc&tp=0&users=5&zzz=1&quant=int3&model=%3Cscript%3E");
-        assert_eq!(i.max_model_len, Inputs::default().max_model_len);
+        assert_eq!(i.flags.max_model_len, Inputs::default().flags.max_model_len);
         assert_eq!(i.tensor_parallel_size, None);
-        assert_eq!(i.users, 5);
+        assert_eq!(i.workload.users, 5);
         assert_eq!(i.model, "<script>");
         let keys: Vec<_> = n.iter().map(|n| n.key.as_str()).collect();
         assert_eq!(keys, ["len", "tp", "zzz", "quant"]);
@@ -331,20 +200,24 @@ mod tests {
             model: "Qwen/Qwen2.5-7B-Instruct".into(),
             gpu: "NVIDIA H100 80GB HBM3".into(),
             format: Some(WeightFormat::Int4Awq),
-            kv_dtype: KvDtype::Fp8,
-            engine: Engine::Sglang,
-            gpu_memory_utilization: Some(0.95),
-            max_model_len: None,
-            max_num_seqs: Some(64),
-            max_num_batched_tokens: Some(4096),
-            block_size: Some(32),
             tensor_parallel_size: Some(4),
             pipeline_parallel_size: Some(2),
-            users: 17,
-            prompt_tokens: 2000,
-            output_tokens: 500,
-            target_tokens_per_s: Some(30.5),
-            expert_parallel: true,
+            flags: EngineFlags {
+                kv_dtype: KvDtype::Fp8,
+                engine: Engine::Sglang,
+                gpu_memory_utilization: Some(0.95),
+                max_model_len: None,
+                max_num_seqs: Some(64),
+                max_num_batched_tokens: Some(4096),
+                block_size: Some(32),
+                expert_parallel: true,
+            },
+            workload: Workload {
+                users: 17,
+                prompt_tokens: 2000,
+                output_tokens: 500,
+                target_tokens_per_s: Some(30.5),
+            },
         };
         let (back, notices) = decode(&encode(&i));
         assert!(notices.is_empty(), "{notices:?}");

@@ -59,6 +59,7 @@
 
 use crate::catalog::Gpu;
 use crate::dtype::{KvDtype, WeightFormat};
+use crate::inputs::{EngineFlags, Workload};
 use crate::model::{LayerAttention, ModelArch};
 use serde::Serialize;
 use std::fmt;
@@ -87,98 +88,10 @@ pub const CUDA_GRAPH_BASE_GIB: f64 = 0.35;
 /// CUDA graph memory per layer, GiB.
 pub const CUDA_GRAPH_PER_LAYER_GIB: f64 = 0.016;
 
-/// The serving engine whose accounting to follow. Serialized as its id (`vllm-0.19`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Engine {
-    /// vLLM V1 of a version (minor number, 0.x).
-    Vllm {
-        /// Minor version: 19 for v0.19.
-        minor: u32,
-    },
-    /// SGLang.
-    Sglang,
-    /// TensorRT-LLM (LLM API / trtllm-serve).
-    TrtLlm,
-    /// Hugging Face transformers `generate`.
-    Transformers,
-}
+pub use crate::engine::Engine;
 
-impl Serialize for Engine {
-    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        ser.serialize_str(&self.id())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Engine {
-    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(de)?;
-        Self::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown engine `{s}`")))
-    }
-}
-
-impl Engine {
-    /// The default: vLLM v0.19.
-    pub const DEFAULT: Self = Self::Vllm { minor: 19 };
-
-    /// Parses `vllm`, `vllm-0.19`, `vllm-0.16`, `sglang`, `trtllm`, `tensorrt-llm`, `transformers`, `hf`.
-    #[must_use]
-    pub fn parse(s: &str) -> Option<Self> {
-        let s = s.trim().to_ascii_lowercase();
-        if s == "vllm" {
-            return Some(Self::DEFAULT);
-        }
-        if let Some(v) = s.strip_prefix("vllm-").or_else(|| s.strip_prefix("vllm@")) {
-            let v = v.trim_start_matches('v');
-            let minor = v
-                .strip_prefix("0.")?
-                .split('.')
-                .next()?
-                .parse::<u32>()
-                .ok()?;
-            return Some(Self::Vllm { minor });
-        }
-        Some(match s.as_str() {
-            "sglang" => Self::Sglang,
-            "trtllm" | "tensorrt-llm" | "trt-llm" => Self::TrtLlm,
-            "transformers" | "hf" => Self::Transformers,
-            _ => return None,
-        })
-    }
-
-    /// Stable id.
-    #[must_use]
-    pub fn id(self) -> String {
-        match self {
-            Self::Vllm { minor } => format!("vllm-0.{minor}"),
-            Self::Sglang => "sglang".into(),
-            Self::TrtLlm => "trtllm".into(),
-            Self::Transformers => "transformers".into(),
-        }
-    }
-
-    /// Default memory fraction: vLLM `gpu_memory_utilization` 0.9, SGLang
-    /// `mem_fraction_static` 0.88, TRT-LLM `free_gpu_memory_fraction` 0.9, transformers 1.0.
-    #[must_use]
-    pub fn default_memory_fraction(self) -> f64 {
-        match self {
-            Self::Vllm { .. } | Self::TrtLlm => 0.9,
-            Self::Sglang => 0.88,
-            Self::Transformers => 1.0,
-        }
-    }
-
-    /// KV block size in tokens.
-    #[must_use]
-    pub fn default_block_size(self) -> u64 {
-        match self {
-            Self::Vllm { .. } => 16,
-            Self::Sglang | Self::Transformers => 1,
-            Self::TrtLlm => 32,
-        }
-    }
-}
-
-/// One sizing question. Names follow `vllm serve` flags.
+/// One sizing question: a model in a format at a layout, with the engine's flags and the
+/// workload of [`crate::inputs`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Scenario {
     /// The model.
@@ -187,33 +100,16 @@ pub struct Scenario {
     pub format: WeightFormat,
     /// INT4 group size.
     pub group_size: u64,
-    /// `--kv-cache-dtype`.
-    pub kv_dtype: KvDtype,
-    /// Engine.
-    pub engine: Engine,
-    /// `--gpu-memory-utilization` (or the engine's fraction); `None` = engine default.
-    pub gpu_memory_utilization: Option<f64>,
-    /// `--max-model-len`; `None` = the model's `max_position_embeddings`.
-    pub max_model_len: Option<u64>,
-    /// `--max-num-seqs`; `None` = engine default for the GPU.
-    pub max_num_seqs: Option<u64>,
-    /// `--max-num-batched-tokens`; `None` = engine default for the GPU.
-    pub max_num_batched_tokens: Option<u64>,
-    /// `--block-size`; `None` = engine default.
-    pub block_size: Option<u64>,
     /// `--tensor-parallel-size`.
     pub tensor_parallel_size: u64,
     /// `--pipeline-parallel-size`.
     pub pipeline_parallel_size: u64,
-    /// `--enable-expert-parallel`: experts are split over the TP ranks by expert instead of
-    /// by slice (same bytes per GPU; the expert count must divide over the ranks).
-    pub expert_parallel: bool,
-    /// Workload: concurrent users (requests in flight).
-    pub concurrent_users: u64,
-    /// Workload: prompt tokens per request.
-    pub prompt_tokens: u64,
-    /// Workload: output tokens per request.
-    pub output_tokens: u64,
+    /// The engine's flags.
+    #[serde(flatten)]
+    pub flags: EngineFlags,
+    /// The workload (users ≥ 1).
+    #[serde(flatten)]
+    pub workload: Workload,
 }
 
 impl Scenario {
@@ -225,26 +121,18 @@ impl Scenario {
             model,
             format: WeightFormat::Bf16,
             group_size: 128,
-            kv_dtype: KvDtype::Auto,
-            engine: Engine::DEFAULT,
-            gpu_memory_utilization: None,
-            max_model_len: None,
-            max_num_seqs: None,
-            max_num_batched_tokens: None,
-            block_size: None,
             tensor_parallel_size: 1,
             pipeline_parallel_size: 1,
-            expert_parallel: false,
-            concurrent_users: 1,
-            prompt_tokens: 1024,
-            output_tokens: 256,
+            flags: EngineFlags::default(),
+            workload: Workload::default(),
         }
     }
 
     /// The effective `max_model_len` (at least 1).
     #[must_use]
     pub fn model_len(&self) -> u64 {
-        self.max_model_len
+        self.flags
+            .max_model_len
             .unwrap_or(self.model.max_position_embeddings)
             .max(1)
     }
@@ -252,7 +140,7 @@ impl Scenario {
     /// KV element bytes (fp32 models run their cache at 16 bits).
     #[must_use]
     pub fn kv_bytes(&self) -> u64 {
-        self.kv_dtype.bytes()
+        self.flags.kv_dtype.bytes()
     }
 
     /// Tensor × pipeline parallel world size.
@@ -577,7 +465,7 @@ fn kv_groups_compact(s: &Scenario) -> KvGroups {
         full: layers,
         group_size: layers,
     };
-    if !matches!(s.engine, Engine::Vllm { .. }) {
+    if !matches!(s.flags.engine, Engine::Vllm { .. }) {
         // An engine without hybrid allocation: every layer keeps the full context, except
         // SGLang/TRT-LLM which we treat conservatively.
         return uniform(n_stage.max(1));
@@ -911,7 +799,7 @@ impl Serialize for Warnings {
 ///  "num_key_value_heads":4,"vocab_size":152064,"tie_word_embeddings":false,
 ///  "max_position_embeddings":32768}"#;
 /// let mut s = Scenario::new(ModelArch::from_config_str(cfg).unwrap());
-/// s.max_model_len = Some(8192);
+/// s.flags.max_model_len = Some(8192);
 /// let e = estimate(&s, 79.19, None);
 /// assert!(e.kv_tokens > 1_000_000);
 /// ```
@@ -930,20 +818,20 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let tp = s.tensor_parallel_size.max(1);
     let world = s.world_size();
     let util = s
-        .gpu_memory_utilization
+        .flags.gpu_memory_utilization
         .filter(|u| u.is_finite() && *u > 0.0 && *u <= 1.0)
-        .unwrap_or_else(|| s.engine.default_memory_fraction());
+        .unwrap_or_else(|| s.flags.engine.default_memory_fraction());
     let (def_seqs, def_tokens) = vllm_defaults(gpu_total_bytes);
     // Clamped to ranges no engine exceeds, so that every product below stays inside u64.
     let max_model_len = s.model_len().min(1 << 32);
-    let max_num_seqs = s.max_num_seqs.unwrap_or(def_seqs).clamp(1, 1 << 20);
+    let max_num_seqs = s.flags.max_num_seqs.unwrap_or(def_seqs).clamp(1, 1 << 20);
     let max_num_batched_tokens = s
-        .max_num_batched_tokens
+        .flags.max_num_batched_tokens
         .unwrap_or(def_tokens)
         .clamp(1, 1 << 26);
     let block_size = s
-        .block_size
-        .unwrap_or_else(|| s.engine.default_block_size())
+        .flags.block_size
+        .unwrap_or_else(|| s.flags.engine.default_block_size())
         .clamp(1, 1 << 16);
     if max_model_len > m.max_position_embeddings {
         warnings.push(Warning::LongerThanModel {
@@ -951,7 +839,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
             max_position_embeddings: m.max_position_embeddings,
         });
     }
-    if m.stored_fp32 && s.engine == Engine::Transformers && s.format == WeightFormat::Fp32 {
+    if m.stored_fp32 && s.flags.engine == Engine::Transformers && s.format == WeightFormat::Fp32 {
         warnings.push(Warning::Fp32Checkpoint);
     }
     if !m.heads.is_multiple_of(tp) {
@@ -976,7 +864,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         (mlp + 4 * h) * act_bytes
     };
     let forward_peak = forward_per_token * max_num_batched_tokens;
-    let copies = match s.engine {
+    let copies = match s.flags.engine {
         Engine::Vllm { minor } if minor <= 16 => SAMPLER_COPIES_V11,
         _ => SAMPLER_COPIES_V17,
     };
@@ -993,7 +881,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         }
         _ => 0,
     };
-    let (activation, non_torch, cuda_graph, context) = match s.engine {
+    let (activation, non_torch, cuda_graph, context) = match s.flags.engine {
         Engine::Vllm { minor } => {
             let non_torch = if world == 1 {
                 if minor >= 18 {
@@ -1050,9 +938,9 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         Engine::Transformers => {
             // Prefill of the whole prompt batch at once: the fp32 logits dominate.
             let tokens = s
-                .prompt_tokens
+                .workload.prompt_tokens
                 .clamp(1, 1 << 32)
-                .saturating_mul(s.concurrent_users.clamp(1, 1 << 20));
+                .saturating_mul(s.workload.users.clamp(1, 1 << 20));
             let logits = tokens.saturating_mul(m.vocab * 4);
             (
                 forward_per_token
@@ -1065,7 +953,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         }
     };
 
-    let pool_signed: i64 = match s.engine {
+    let pool_signed: i64 = match s.flags.engine {
         Engine::Sglang => {
             i128_to_i64(i128::from(budget) - i128::from(weights) - i128::from(context))
         }
@@ -1116,8 +1004,8 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         f(kv_blocks) / f(req_blocks)
     };
     let workload_len = s
-        .prompt_tokens
-        .saturating_add(s.output_tokens)
+        .workload.prompt_tokens
+        .saturating_add(s.workload.output_tokens)
         .clamp(1, max_model_len);
     let wl_blocks = blocks_for(workload_len);
     let max_concurrency_workload = if wl_blocks == 0 {
@@ -1134,7 +1022,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         m.max_position_embeddings.max(1),
     );
 
-    let nvidia_smi = match s.engine {
+    let nvidia_smi = match s.flags.engine {
         Engine::Vllm { .. } => budget.max(weights + activation + non_torch) + cuda_graph + context,
         _ => weights + pool + activation + context,
     };
@@ -1143,7 +1031,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         Fit::WeightsTooLarge
     } else if kv_blocks < req_blocks {
         Fit::KvTooSmall
-    } else if max_concurrency_workload + 1e-9 < f(s.concurrent_users) {
+    } else if max_concurrency_workload + 1e-9 < f(s.workload.users) {
         Fit::FitsWithQueueing
     } else {
         Fit::Fits
@@ -1156,11 +1044,11 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         conc: max_concurrency_workload,
         util,
         tp,
-        kv_fp8: s.kv_dtype == KvDtype::Fp8,
+        kv_fp8: s.flags.kv_dtype == KvDtype::Fp8,
         model_len: s.model_len(),
         // Wrapping as the text always did (release arithmetic); the plan reports workloads.
-        workload_tokens: s.prompt_tokens.wrapping_add(s.output_tokens),
-        users: s.concurrent_users,
+        workload_tokens: s.workload.prompt_tokens.wrapping_add(s.workload.output_tokens),
+        users: s.workload.users,
     };
     Estimate {
         budget_bytes: budget,
@@ -1321,7 +1209,7 @@ mod tests {
                 }
             }
         }
-        if windows.is_empty() || !matches!(s.engine, Engine::Vllm { .. }) {
+        if windows.is_empty() || !matches!(s.flags.engine, Engine::Vllm { .. }) {
             let total = n_stage.max(1);
             return (
                 vec![KvGroup {
@@ -1397,7 +1285,7 @@ mod tests {
         for m in &cat.models {
             let mut s = Scenario::new(m.arch().unwrap());
             for engine in [Engine::DEFAULT, Engine::Sglang] {
-                s.engine = engine;
+                s.flags.engine = engine;
                 for pp in [1, 2, 3, 4, 8] {
                     s.pipeline_parallel_size = pp;
                     check_groups(&s);

@@ -251,7 +251,7 @@ pub struct Speed {
 /// Decode speed at `batch` with the workload's average context.
 #[must_use]
 pub fn speed(s: &Scenario, perf: GpuPerf, batch: u64) -> Speed {
-    let ctx = s.prompt_tokens + s.output_tokens / 2;
+    let ctx = s.workload.prompt_tokens + s.workload.output_tokens / 2;
     let step = decode_step(s, perf, batch, ctx);
     let per_user = if step.total > 0.0 {
         1.0 / step.total
@@ -262,7 +262,7 @@ pub fn speed(s: &Scenario, perf: GpuPerf, batch: u64) -> Speed {
         batch: batch.max(1),
         decode_tokens_per_s_per_user: per_user,
         decode_tokens_per_s_total: per_user * f(batch.max(1)),
-        ttft_s: prefill_time(s, perf, s.prompt_tokens),
+        ttft_s: prefill_time(s, perf, s.workload.prompt_tokens),
         step,
     }
 }
@@ -278,10 +278,10 @@ pub fn max_load_throughput(
     output: u64,
 ) -> (f64, u64) {
     let mut sc = s.clone();
-    sc.prompt_tokens = input;
-    sc.output_tokens = output;
-    sc.max_model_len = Some(
-        sc.max_model_len
+    sc.workload.prompt_tokens = input;
+    sc.workload.output_tokens = output;
+    sc.flags.max_model_len = Some(
+        sc.flags.max_model_len
             .unwrap_or(input + output)
             .max(input + output),
     );
@@ -344,7 +344,7 @@ pub fn scaling_curve(
                     if e.kv_blocks == 0 {
                         (0.0, 0)
                     } else {
-                        let b = sc.concurrent_users.max(1);
+                        let b = sc.workload.users.max(1);
                         (speed(&sc, perf, b).decode_tokens_per_s_total, b)
                     }
                 }
@@ -354,7 +354,7 @@ pub fn scaling_curve(
                 &sc,
                 perf,
                 batch.max(1),
-                sc.prompt_tokens + sc.output_tokens / 2,
+                sc.workload.prompt_tokens + sc.workload.output_tokens / 2,
             );
             let gpus = f(tp * pp);
             ScalePoint {

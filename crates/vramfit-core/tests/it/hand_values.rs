@@ -87,8 +87,8 @@ fn qwen2_5_7b_on_h100_matches_the_vllm_log() {
     // weights 14.25 GiB, KV cache 58.53 GiB, 68,500 blocks, 133.79× concurrency
     // (llm-d-planner accuracy/results/v0.19.0, ../shared/calibration).
     let mut s = scen("qwen2.5-7b", 1);
-    s.gpu_memory_utilization = Some(0.95);
-    s.max_model_len = Some(8192);
+    s.flags.gpu_memory_utilization = Some(0.95);
+    s.flags.max_model_len = Some(8192);
     let e = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
     let kv = e.kv_pool_bytes as f64 / GIB as f64;
     assert!((kv - 58.53).abs() / 58.53 < 0.01, "{kv}");
@@ -100,7 +100,7 @@ fn qwen2_5_7b_on_h100_matches_the_vllm_log() {
         e.max_concurrency
     );
     // fp8 KV doubles the blocks: 137,000 measured.
-    s.kv_dtype = KvDtype::Fp8;
+    s.flags.kv_dtype = KvDtype::Fp8;
     let e8 = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
     assert!(
         (e8.kv_blocks as f64 - 137_000.0).abs() / 137_000.0 < 0.01,
@@ -115,7 +115,7 @@ fn gemma_3_12b_hybrid_kv_groups() {
     // vLLM groups layers by the smaller count (8): 5 sliding groups + 1 full group = 6,
     // so "KV cache size" = blocks / 6 × 16 tokens (2.667 tokens per block in the log).
     let mut s = scen("gemma-3-12b", 1);
-    s.max_model_len = Some(8192);
+    s.flags.max_model_len = Some(8192);
     let (groups, size) = vramfit_core::sizing::kv_groups(&s);
     assert_eq!((groups.len(), size), (6, 8));
     let e = estimate_bytes(&s, 80 * GIB);
@@ -131,7 +131,7 @@ fn gemma_3_12b_hybrid_kv_groups() {
 fn vllm_refuses_when_one_request_does_not_fit() {
     // Llama-3.1-70B bf16 on one H100: weights alone (~131 GiB) exceed the budget.
     let mut s = scen("llama-3.1-70b", 1);
-    s.max_model_len = Some(131_072);
+    s.flags.max_model_len = Some(131_072);
     let e = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
     assert_eq!(e.fit, vramfit_core::sizing::Fit::WeightsTooLarge);
     assert!(
@@ -142,7 +142,7 @@ fn vllm_refuses_when_one_request_does_not_fit() {
     // Llama-3.1-8B bf16 on a 24 GB card with the full 131,072 context: 16 GiB of KV for one
     // request (131,072 × 131,072 B) cannot fit next to 15 GiB of weights.
     let mut s = scen("llama-3.1-8b", 1);
-    s.max_model_len = Some(131_072);
+    s.flags.max_model_len = Some(131_072);
     let e = estimate_bytes(&s, 23 * GIB);
     assert_eq!(e.fit, vramfit_core::sizing::Fit::KvTooSmall);
     assert_eq!(e.kv_bytes_per_request, 131_072 * 131_072);
@@ -184,7 +184,10 @@ fn a_speed_target_widens_the_layout_instead_of_adding_replicas() {
     let fast = plan(
         &cat,
         &Inputs {
-            target_tokens_per_s: Some(slow * 1.3),
+            workload: vramfit_core::inputs::Workload {
+                target_tokens_per_s: Some(slow * 1.3),
+                ..base.workload
+            },
             ..base
         },
     )
@@ -207,7 +210,7 @@ fn verdicts_and_warnings_word_for_word() {
         (e.fit, e.verdict.to_string(), e.warnings.to_strings())
     };
     let mut s = scen("llama-3.1-70b", 1);
-    s.max_model_len = Some(131_072);
+    s.flags.max_model_len = Some(131_072);
     assert_eq!(
         text(&s, (79.19 * GIB as f64) as u64),
         (
@@ -217,7 +220,7 @@ fn verdicts_and_warnings_word_for_word() {
         )
     );
     let mut s = scen("llama-3.1-8b", 1);
-    s.max_model_len = Some(131_072);
+    s.flags.max_model_len = Some(131_072);
     assert_eq!(
         text(&s, 23 * GIB),
         (
@@ -227,10 +230,10 @@ fn verdicts_and_warnings_word_for_word() {
         )
     );
     let mut s = scen("llama-3.1-8b", 1);
-    s.max_model_len = Some(8192);
-    s.concurrent_users = 400;
-    s.prompt_tokens = 4000;
-    s.output_tokens = 1000;
+    s.flags.max_model_len = Some(8192);
+    s.workload.users = 400;
+    s.workload.prompt_tokens = 4000;
+    s.workload.output_tokens = 1000;
     assert_eq!(
         text(&s, 80 * GIB),
         (
@@ -240,9 +243,9 @@ fn verdicts_and_warnings_word_for_word() {
         )
     );
     let mut s = scen("llama-3.1-8b", 3);
-    s.max_model_len = Some(1 << 20);
-    s.kv_dtype = KvDtype::Fp8;
-    s.concurrent_users = 2;
+    s.flags.max_model_len = Some(1 << 20);
+    s.flags.kv_dtype = KvDtype::Fp8;
+    s.workload.users = 2;
     assert_eq!(
         text(&s, 80 * GIB),
         (
@@ -255,7 +258,7 @@ fn verdicts_and_warnings_word_for_word() {
         )
     );
     let mut s = scen("qwen2.5-7b", 1);
-    s.engine = Engine::Transformers;
+    s.flags.engine = Engine::Transformers;
     s.format = WeightFormat::Fp32;
     s.model.stored_fp32 = true;
     let (fit, verdict, warnings) = text(&s, 80 * GIB);
@@ -278,7 +281,7 @@ fn verdicts_and_warnings_word_for_word() {
 #[test]
 fn hybrid_kv_groups_serialize_as_the_list_of_groups() {
     let mut s = scen("gemma-3-12b", 1);
-    s.max_model_len = Some(8192);
+    s.flags.max_model_len = Some(8192);
     let e = estimate_bytes(&s, 80 * GIB);
     let sliding = serde_json::json!({ "window": 1024, "layers": 8 });
     let full = serde_json::json!({ "window": null, "layers": 8 });

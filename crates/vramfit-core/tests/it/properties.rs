@@ -37,18 +37,18 @@ proptest! {
     #[test]
     fn more_context_or_users_never_needs_less(i in 0usize..200, len in 256u64..200_000, extra in 1u64..100_000, users in 1u64..64) {
         let mut s = scen(i);
-        s.max_model_len = Some(len);
+        s.flags.max_model_len = Some(len);
         let a = estimate_bytes(&s, 80 * GIB);
-        s.max_model_len = Some(len + extra);
+        s.flags.max_model_len = Some(len + extra);
         let b = estimate_bytes(&s, 80 * GIB);
         prop_assert!(b.kv_bytes_per_request >= a.kv_bytes_per_request);
         prop_assert!(b.max_concurrency <= a.max_concurrency + 1e-9);
         prop_assert!(b.weights_bytes + b.activation_bytes >= a.weights_bytes + a.activation_bytes);
         // More users of the same length can never fit more easily.
         let cat_gpu = CAT.gpu("h100-sxm").unwrap();
-        s.concurrent_users = users;
+        s.workload.users = users;
         let few = fewest_gpus(&s, cat_gpu).map(|p| p.total_gpus);
-        s.concurrent_users = users * 2;
+        s.workload.users = users * 2;
         let many = fewest_gpus(&s, cat_gpu).map(|p| p.total_gpus);
         if let (Some(f), Some(m)) = (few, many) { prop_assert!(m >= f); }
     }
@@ -69,7 +69,7 @@ proptest! {
     #[test]
     fn the_gpu_count_is_a_valid_layout(i in 0usize..200, g in 0usize..100, len in 1024u64..65_536) {
         let mut s = scen(i);
-        s.max_model_len = Some(len);
+        s.flags.max_model_len = Some(len);
         let gpu = &CAT.gpus[g % CAT.gpus.len()];
         if let Some(p) = fewest_gpus(&s, gpu) {
             prop_assert!(layout_problem(&s.model, p.tensor_parallel_size, p.pipeline_parallel_size, gpu.gpus_per_node()).is_none());

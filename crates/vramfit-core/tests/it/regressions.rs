@@ -28,7 +28,7 @@ fn share_link_regressions_read_back() {
     assert!(n >= 1);
     // The input it found: a subnormal tokens/s target, written as 321 characters before.
     let (i, _) = decode("tps=31e-320");
-    assert_eq!(i.target_tokens_per_s, Some(3.1e-319));
+    assert_eq!(i.workload.target_tokens_per_s, Some(3.1e-319));
     assert_eq!(encode(&i), "tps=3.1e-319");
     let (i, _) = decode("tps=0.000001&util=0.9");
     assert_eq!(encode(&i), "util=0.9&tps=0.000001");
@@ -62,9 +62,9 @@ fn config_json_regressions_never_panic() {
                     s.format = format;
                     s.tensor_parallel_size = tp;
                     s.pipeline_parallel_size = pp;
-                    s.max_model_len = Some(len);
-                    s.block_size = Some(u64::MAX);
-                    s.max_num_batched_tokens = Some(u64::MAX);
+                    s.flags.max_model_len = Some(len);
+                    s.flags.block_size = Some(u64::MAX);
+                    s.flags.max_num_batched_tokens = Some(u64::MAX);
                     let e = estimate_bytes(&s, 80 << 30);
                     assert!(!e.verdict.to_string().is_empty());
                 }
