@@ -157,3 +157,71 @@ pub struct ScaleArgs {
     #[arg(long)]
     pub pcie: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(args: &[&str]) -> PlanArgs {
+        let argv = ["vramfit", "plan"].into_iter().chain(args.iter().copied());
+        match Cli::try_parse_from(argv).unwrap().cmd {
+            Cmd::Plan(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn plan_defaults_are_vllms() {
+        let a = plan(&["m", "--gpu", "g"]);
+        assert_eq!((a.model.as_str(), a.gpu.as_str()), ("m", "g"));
+        assert_eq!(a.kv_cache_dtype, "auto");
+        assert_eq!(a.engine, "vllm");
+        assert_eq!((a.users, a.prompt_tokens, a.output_tokens), (1, 1024, 256));
+        assert!(a.tensor_parallel_size.is_none() && a.max_model_len.is_none());
+        assert!(!a.json && !a.decimal && !a.enable_expert_parallel);
+    }
+
+    #[test]
+    fn parallel_sizes_have_vllm_spellings_and_aliases() {
+        for t in [["--tensor-parallel-size", "2"], ["--tp", "2"], ["-t", "2"]] {
+            assert_eq!(
+                plan(&["m", "--gpu", "g", t[0], t[1]]).tensor_parallel_size,
+                Some(2)
+            );
+        }
+        for p in [["--pipeline-parallel-size", "3"], ["--pp", "3"]] {
+            assert_eq!(
+                plan(&["m", "--gpu", "g", p[0], p[1]]).pipeline_parallel_size,
+                Some(3)
+            );
+        }
+    }
+
+    #[test]
+    fn every_command_parses() {
+        for argv in [
+            &["check", "m", "--gpu", "g"][..],
+            &["fit", "m", "--gpu", "g", "--find", "cheapest"],
+            &[
+                "scale",
+                "m",
+                "--gpu",
+                "g",
+                "--input-len",
+                "1",
+                "--output-len",
+                "2",
+                "--pcie",
+            ],
+            &["models", "--search", "x", "--json"],
+            &["gpus"],
+            &["inspect", "p", "--json"],
+            &["oom", "-", "--model", "m"],
+            &["accuracy"],
+        ] {
+            let full = std::iter::once("vramfit").chain(argv.iter().copied());
+            assert!(Cli::try_parse_from(full).is_ok(), "{argv:?}");
+        }
+        assert!(Cli::try_parse_from(["vramfit", "fit", "m", "--gpu", "g"]).is_err());
+    }
+}

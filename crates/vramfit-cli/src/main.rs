@@ -13,6 +13,8 @@ mod files;
 mod inputs;
 mod json;
 mod out;
+#[cfg(test)]
+mod testing;
 
 use args::{Cli, Cmd};
 use clap::Parser;

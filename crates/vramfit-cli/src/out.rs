@@ -53,6 +53,13 @@ impl Output {
             code: u8::from(!success),
         }
     }
+
+    /// The stdout of a `--json` command, parsed (for tests and callers that want the value).
+    #[cfg(test)]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("{e}: not JSON: {}", self.stdout))
+    }
 }
 
 /// `println!` of a pretty-printed value, as a string.
@@ -71,5 +78,28 @@ pub fn emit(r: Res<Output>) -> ExitCode {
             eprintln!("vramfit: {}", f.message());
             ExitCode::from(f.code())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_map_to_their_exit_codes() {
+        assert_eq!(usage("x").code(), 2);
+        assert_eq!(usage("bad flag").message(), "bad flag");
+        assert_eq!(Failure::Rejected("f: no".into()).code(), 1);
+        assert_eq!(Output::status(String::new(), true).code, 0);
+        assert_eq!(Output::status(String::new(), false).code, 1);
+        assert_eq!(Output::ok("a".into()).code, 0);
+    }
+
+    #[test]
+    fn pretty_line_is_println_of_to_string_pretty() {
+        let v = serde_json::json!({ "a": [1, 2] });
+        let s = pretty_line(&v);
+        assert!(s.ends_with("}\n") && !s.ends_with("\n\n"), "{s:?}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&s).unwrap(), v);
     }
 }

@@ -93,3 +93,138 @@ pub fn gpus(cat: &Catalog, a: &ListArgs) -> Output {
     }
     Output::ok(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::Cmd;
+    use crate::testing::{cat, parse};
+
+    fn list_args(args: &[&str]) -> ListArgs {
+        match parse(args) {
+            Cmd::Models(a) | Cmd::Gpus(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn models_json_has_every_catalog_model_with_its_arch() {
+        let c = cat();
+        let o = models(&c, &list_args(&["models", "--json"])).unwrap();
+        assert_eq!(o.code, 0);
+        let j = o.json();
+        let v = j.as_array().unwrap();
+        assert_eq!(v.len(), c.models.len());
+        for (e, m) in v.iter().zip(&c.models) {
+            let x = m.arch().unwrap();
+            assert_eq!(e["id"], m.id);
+            assert_eq!(e["num_hidden_layers"], x.layers);
+            assert_eq!(e["hidden_size"], x.hidden);
+            assert_eq!(e["num_key_value_heads"], x.kv_heads);
+            assert_eq!(e["head_dim"], x.head_dim);
+            assert_eq!(e["parameter_count"], m.parameters_total);
+            assert_eq!(
+                e["num_experts"],
+                serde_json::json!(x.moe.map(|e| e.experts))
+            );
+            assert_eq!(e["config_verbatim"], m.config_verbatim);
+            for k in [
+                "hf_repo_ids",
+                "quantized_repos",
+                "config",
+                "source",
+                "kv_lora_rank",
+            ] {
+                assert!(e.get(k).is_some(), "models.{k}");
+            }
+        }
+    }
+
+    #[test]
+    fn models_text_has_a_row_per_model_and_search_filters() {
+        let c = cat();
+        let o = models(&c, &list_args(&["models"])).unwrap();
+        let lines: Vec<&str> = o.stdout.lines().collect();
+        assert_eq!(lines.len(), 1 + c.models.len());
+        assert!(lines[0].starts_with("id "));
+        for (l, m) in lines[1..].iter().zip(&c.models) {
+            assert!(l.starts_with(&format!("{} ", m.id)), "{l}");
+            assert!(l.contains(&fmt_params(m.parameters_total)), "{l}");
+        }
+        let q = c
+            .models
+            .iter()
+            .filter(|m| {
+                [&m.id, &m.name, &m.family, &m.vendor]
+                    .iter()
+                    .any(|h| h.to_lowercase().contains("qwen"))
+            })
+            .count();
+        assert!(q > 0 && q < c.models.len());
+        let o = models(&c, &list_args(&["models", "--search", "QWEN", "--json"])).unwrap();
+        assert_eq!(o.json().as_array().unwrap().len(), q);
+    }
+
+    #[test]
+    fn gpus_json_has_every_catalog_gpu_with_its_memory() {
+        let c = cat();
+        let o = gpus(&c, &list_args(&["gpus", "--json"]));
+        assert_eq!(o.code, 0);
+        let j = o.json();
+        let v = j.as_array().unwrap();
+        assert_eq!(v.len(), c.gpus.len());
+        for (e, g) in v.iter().zip(&c.gpus) {
+            assert_eq!(e["id"], g.id);
+            assert_eq!(e["memory_usable_bytes"], g.smi_total_bytes());
+            assert_eq!(e["memory_engine_bytes"], g.usable_bytes());
+            assert_eq!(
+                e["memory_bandwidth_gb_per_s"].as_f64(),
+                Some(g.memory_bandwidth_gb_per_s)
+            );
+            assert_eq!(e["aliases"], serde_json::json!(g.aliases));
+            for k in [
+                "dense_tflops",
+                "interconnect",
+                "price",
+                "segment",
+                "tdp_w",
+                "source",
+            ] {
+                assert!(e.get(k).is_some(), "gpus.{k}");
+            }
+        }
+    }
+
+    #[test]
+    fn gpus_text_has_a_row_per_gpu_and_search_matches_aliases_and_memory() {
+        let c = cat();
+        let o = gpus(&c, &list_args(&["gpus"]));
+        let lines: Vec<&str> = o.stdout.lines().collect();
+        assert_eq!(lines.len(), 1 + c.gpus.len());
+        for (l, g) in lines[1..].iter().zip(&c.gpus) {
+            assert!(l.starts_with(&format!("{} ", g.id)), "{l}");
+            assert!(l.contains(&format!("{} GB", g.memory_marketed_gb)), "{l}");
+        }
+        let n80 = c
+            .gpus
+            .iter()
+            .filter(|g| {
+                format!("{}", g.memory_marketed_gb).contains("80")
+                    || [&g.id, &g.name, &g.vendor]
+                        .iter()
+                        .chain(g.aliases.iter().collect::<Vec<_>>().iter())
+                        .any(|h| h.to_lowercase().contains("80"))
+            })
+            .count();
+        assert!(n80 > 0 && n80 < c.gpus.len());
+        let o = gpus(&c, &list_args(&["gpus", "--search", "80"]));
+        assert_eq!(o.stdout.lines().count(), 1 + n80);
+    }
+
+    #[test]
+    fn matches_is_a_case_insensitive_substring_test() {
+        assert!(matches(&["Llama 3.1"], None));
+        assert!(matches(&["x", "Llama 3.1"], Some(&"LLAMA".to_string())));
+        assert!(!matches(&["Llama 3.1"], Some(&"qwen".to_string())));
+    }
+}

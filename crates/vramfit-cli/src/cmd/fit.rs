@@ -95,3 +95,163 @@ pub fn cheapest(cat: &Catalog, inputs: &Inputs, json: bool) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::Cmd;
+    use crate::testing::{cat, inputs, no_files, parse};
+    use vramfit_core::plan;
+    use vramfit_core::sizing::Fit;
+
+    fn fit_args(args: &[&str]) -> FitArgs {
+        let mut argv = vec!["fit"];
+        argv.extend(args);
+        match parse(&argv) {
+            Cmd::Fit(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    fn core(i: &Inputs) -> Plan {
+        plan::plan(&cat(), i).unwrap()
+    }
+
+    #[test]
+    fn fit_gpus_json_is_the_cores_layout() {
+        let a = fit_args(&[
+            "llama-3.1-70b",
+            "--gpu",
+            "h100-sxm",
+            "--find",
+            "gpus",
+            "--max-model-len",
+            "8192",
+            "--gpu-memory-utilization",
+            "0.95",
+            "--json",
+        ]);
+        let o = run(&cat(), &a, &no_files).unwrap();
+        let p = core(&Inputs {
+            max_model_len: Some(8192),
+            gpu_memory_utilization: Some(0.95),
+            ..inputs("llama-3.1-70b", "h100-sxm")
+        });
+        assert!(matches!(p.estimate.fit, Fit::Fits | Fit::FitsWithQueueing));
+        assert_eq!(o.code, 0);
+        let j = o.json();
+        assert_eq!(j["find"], "gpus");
+        assert_eq!(j["answer"].as_u64(), Some(p.gpus_needed));
+        assert_eq!(j["tensor_parallel_size"], p.tensor_parallel_size);
+        assert_eq!(j["pipeline_parallel_size"], p.pipeline_parallel_size);
+        assert!(j["detail"].as_str().unwrap().contains("for 1 users"));
+    }
+
+    #[test]
+    fn fit_none_fits_exits_1_with_a_null_answer() {
+        let argv = [
+            "llama-3.1-70b",
+            "--gpu",
+            "rtx-4090",
+            "--tp",
+            "1",
+            "--find",
+            "gpus",
+        ];
+        let p = core(&Inputs {
+            tensor_parallel_size: Some(1),
+            ..inputs("llama-3.1-70b", "rtx-4090")
+        });
+        assert!(!matches!(p.estimate.fit, Fit::Fits | Fit::FitsWithQueueing));
+        let o = run(&cat(), &fit_args(&argv), &no_files).unwrap();
+        assert_eq!(o.code, 1);
+        assert!(o.stdout.starts_with("gpus: none fits ("), "{}", o.stdout);
+        let mut j = argv.to_vec();
+        j.push("--json");
+        let o = run(&cat(), &fit_args(&j), &no_files).unwrap();
+        assert_eq!(o.code, 1);
+        assert!(o.json()["answer"].is_null());
+    }
+
+    #[test]
+    fn fit_context_text_is_the_cores_longest_length_for_the_users() {
+        let a = fit_args(&[
+            "llama-3.1-8b",
+            "--gpu",
+            "l4",
+            "--find",
+            "context",
+            "--users",
+            "4",
+        ]);
+        let o = run(&cat(), &a, &no_files).unwrap();
+        let p = core(&Inputs {
+            users: 4,
+            ..inputs("llama-3.1-8b", "l4")
+        });
+        let n = p.estimate.longest_len_for_users(4);
+        assert!(n > 1000);
+        assert_eq!(o.code, 0);
+        assert_eq!(
+            o.stdout,
+            format!(
+                "context: {} (longest context each of 4 concurrent users can have at TP {} × PP {})\n",
+                fmt_count(n),
+                p.tensor_parallel_size,
+                p.pipeline_parallel_size
+            )
+        );
+    }
+
+    #[test]
+    fn fit_concurrency_json_is_the_floor_of_the_cores_workload_concurrency() {
+        let a = fit_args(&[
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm",
+            "--find",
+            "concurrency",
+            "--json",
+        ]);
+        let j = run(&cat(), &a, &no_files).unwrap().json();
+        let c = core(&inputs("llama-3.1-8b", "h100-sxm"))
+            .estimate
+            .max_concurrency_workload;
+        assert_eq!(j["find"], "concurrency");
+        assert_eq!(j["answer"].as_u64(), Some(c.floor() as u64));
+        assert!(c > 10.0);
+    }
+
+    #[test]
+    fn fit_cheapest_lists_the_cores_rows() {
+        let i = inputs("llama-3.1-8b", "h100-sxm");
+        let rows = vramfit_core::layout::cheapest(&cat(), &i);
+        assert!(rows.len() > 10);
+        let base = ["llama-3.1-8b", "--gpu", "h100-sxm", "--find", "cheapest"];
+        let mut argv = base.to_vec();
+        argv.push("--json");
+        let o = run(&cat(), &fit_args(&argv), &no_files).unwrap();
+        assert_eq!(o.code, 0);
+        let j = o.json();
+        let got = j.as_array().unwrap();
+        assert_eq!(got.len(), rows.len());
+        for (g, r) in got.iter().zip(&rows) {
+            assert_eq!(g["gpu_id"], r.gpu_id);
+            assert_eq!(g["total_gpus"], r.total_gpus);
+        }
+        let t = run(&cat(), &fit_args(&base), &no_files).unwrap();
+        let lines: Vec<&str> = t.stdout.lines().collect();
+        assert_eq!(lines.len(), 1 + rows.len().min(20));
+        assert!(lines[0].starts_with("GPU "));
+        for (l, r) in lines[1..].iter().zip(&rows) {
+            assert!(l.starts_with(&r.gpu_id), "{l}");
+            assert!(
+                l.contains(&format!(
+                    "TP{}PP{}",
+                    r.tensor_parallel_size, r.pipeline_parallel_size
+                )),
+                "{l}"
+            );
+        }
+    }
+}
