@@ -1,0 +1,227 @@
+//! The command line as clap parses it: flags spelled as `vllm serve` spells them.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "vramfit", version, about = "Will your LLM fit? GPU memory, layout, speed and cost for LLM inference, as vLLM accounts it.", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+pub enum Cmd {
+    /// Per-GPU memory breakdown, verdict and fix for a model on a GPU.
+    Plan(PlanArgs),
+    /// Like `plan`, but exits 0 when it fits and 1 when it does not (for deployment scripts).
+    Check(PlanArgs),
+    /// Inverse questions: fewest GPUs, longest context, most concurrent users, cheapest GPU.
+    Fit(FitArgs),
+    /// Throughput for TP 1/2/4/8 and PP 1/2/4/8 (max load when lengths are given).
+    Scale(ScaleArgs),
+    /// List the catalog's models.
+    Models(ListArgs),
+    /// List the catalog's GPUs.
+    Gpus(ListArgs),
+    /// Read safetensors headers (file, directory or index) and report what they hold.
+    Inspect(InspectArgs),
+    /// Explain an out-of-memory error (PyTorch or vLLM) read from a file or stdin.
+    Oom(OomArgs),
+    /// Print the accuracy report (docs/ACCURACY.md) from the calibration set.
+    Accuracy,
+}
+
+#[derive(Args, Clone)]
+pub struct OomArgs {
+    /// File with the error text; `-` or absent reads stdin.
+    pub file: Option<PathBuf>,
+    /// The model being run (catalog id or repo id), to check for fp32 weights.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Clone)]
+pub struct ListArgs {
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+    /// Filter by substring (name, id, family, vendor).
+    #[arg(long)]
+    pub search: Option<String>,
+}
+
+#[derive(Args, Clone)]
+pub struct InspectArgs {
+    /// A .safetensors file, a model directory, or a model.safetensors.index.json.
+    pub path: PathBuf,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Clone)]
+pub struct PlanArgs {
+    /// Catalog id, Hugging Face repo id, path to a config.json, or a model directory.
+    pub model: String,
+    /// Catalog GPU id, alias, or the name nvidia-smi prints.
+    #[arg(long)]
+    pub gpu: String,
+    /// --tensor-parallel-size (default: fewest GPUs that fit).
+    #[arg(long = "tensor-parallel-size", short = 't', visible_alias = "tp")]
+    pub tensor_parallel_size: Option<u64>,
+    /// --pipeline-parallel-size.
+    #[arg(long = "pipeline-parallel-size", visible_alias = "pp")]
+    pub pipeline_parallel_size: Option<u64>,
+    /// --max-model-len (default: the model's max_position_embeddings).
+    #[arg(long = "max-model-len")]
+    pub max_model_len: Option<u64>,
+    /// --gpu-memory-utilization (vLLM; the engine's fraction for others).
+    #[arg(long = "gpu-memory-utilization")]
+    pub gpu_memory_utilization: Option<f64>,
+    /// --kv-cache-dtype: auto, bf16, fp16, fp8.
+    #[arg(long = "kv-cache-dtype", default_value = "auto")]
+    pub kv_cache_dtype: String,
+    /// --quantization: fp8, awq, gptq, w8a8, mxfp4, nvfp4 …
+    #[arg(long)]
+    pub quantization: Option<String>,
+    /// --dtype: auto, bfloat16, float16, float32.
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// --max-num-seqs.
+    #[arg(long = "max-num-seqs")]
+    pub max_num_seqs: Option<u64>,
+    /// --max-num-batched-tokens.
+    #[arg(long = "max-num-batched-tokens")]
+    pub max_num_batched_tokens: Option<u64>,
+    /// --block-size.
+    #[arg(long = "block-size")]
+    pub block_size: Option<u64>,
+    /// --enable-expert-parallel (MoE experts split by expert over the TP ranks).
+    #[arg(long = "enable-expert-parallel")]
+    pub enable_expert_parallel: bool,
+    /// Target decode tokens/s per user (picks a wider layout if needed).
+    #[arg(long = "target-tokens-per-s")]
+    pub target_tokens_per_s: Option<f64>,
+    /// Engine: vllm (= vllm-0.19), vllm-0.16, sglang, trtllm, transformers.
+    #[arg(long, default_value = "vllm")]
+    pub engine: String,
+    /// Concurrent users.
+    #[arg(long, default_value_t = 1)]
+    pub users: u64,
+    /// Prompt tokens per request.
+    #[arg(long = "prompt-tokens", default_value_t = 1024)]
+    pub prompt_tokens: u64,
+    /// Output tokens per request.
+    #[arg(long = "output-tokens", default_value_t = 256)]
+    pub output_tokens: u64,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+    /// Show GB (10^9) instead of GiB (2^30).
+    #[arg(long)]
+    pub decimal: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Find {
+    Gpus,
+    Context,
+    Concurrency,
+    Cheapest,
+}
+
+#[derive(Args, Clone)]
+pub struct FitArgs {
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    /// What to find.
+    #[arg(long, value_enum)]
+    pub find: Find,
+}
+
+#[derive(Args, Clone)]
+pub struct ScaleArgs {
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    /// Input length for max-load throughput.
+    #[arg(long = "input-len")]
+    pub input_len: Option<u64>,
+    /// Output length for max-load throughput.
+    #[arg(long = "output-len")]
+    pub output_len: Option<u64>,
+    /// Use PCIe instead of the GPU's own interconnect.
+    #[arg(long)]
+    pub pcie: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(args: &[&str]) -> PlanArgs {
+        let argv = ["vramfit", "plan"].into_iter().chain(args.iter().copied());
+        match Cli::try_parse_from(argv).unwrap().cmd {
+            Cmd::Plan(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn plan_defaults_are_vllms() {
+        let a = plan(&["m", "--gpu", "g"]);
+        assert_eq!((a.model.as_str(), a.gpu.as_str()), ("m", "g"));
+        assert_eq!(a.kv_cache_dtype, "auto");
+        assert_eq!(a.engine, "vllm");
+        assert_eq!((a.users, a.prompt_tokens, a.output_tokens), (1, 1024, 256));
+        assert!(a.tensor_parallel_size.is_none() && a.max_model_len.is_none());
+        assert!(!a.json && !a.decimal && !a.enable_expert_parallel);
+    }
+
+    #[test]
+    fn parallel_sizes_have_vllm_spellings_and_aliases() {
+        for t in [["--tensor-parallel-size", "2"], ["--tp", "2"], ["-t", "2"]] {
+            assert_eq!(
+                plan(&["m", "--gpu", "g", t[0], t[1]]).tensor_parallel_size,
+                Some(2)
+            );
+        }
+        for p in [["--pipeline-parallel-size", "3"], ["--pp", "3"]] {
+            assert_eq!(
+                plan(&["m", "--gpu", "g", p[0], p[1]]).pipeline_parallel_size,
+                Some(3)
+            );
+        }
+    }
+
+    #[test]
+    fn every_command_parses() {
+        for argv in [
+            &["check", "m", "--gpu", "g"][..],
+            &["fit", "m", "--gpu", "g", "--find", "cheapest"],
+            &[
+                "scale",
+                "m",
+                "--gpu",
+                "g",
+                "--input-len",
+                "1",
+                "--output-len",
+                "2",
+                "--pcie",
+            ],
+            &["models", "--search", "x", "--json"],
+            &["gpus"],
+            &["inspect", "p", "--json"],
+            &["oom", "-", "--model", "m"],
+            &["accuracy"],
+        ] {
+            let full = std::iter::once("vramfit").chain(argv.iter().copied());
+            assert!(Cli::try_parse_from(full).is_ok(), "{argv:?}");
+        }
+        assert!(Cli::try_parse_from(["vramfit", "fit", "m", "--gpu", "g"]).is_err());
+    }
+}

@@ -1,0 +1,257 @@
+//! `fit`: the inverse questions (fewest GPUs, longest context, most users, cheapest GPU).
+
+use crate::args::{Find, FitArgs};
+use crate::cmd::plan::{resolve, Loader};
+use crate::json::{fits, FitJson};
+use crate::out::{pretty_line, Output, Res};
+use std::fmt::Write as _;
+use vramfit_core::catalog::Catalog;
+use vramfit_core::plan::{Inputs, Plan};
+use vramfit_core::units::{fmt_count, fmt_usd};
+
+/// `fit`: exit 1 when the answer is "none fits".
+pub fn run(cat: &Catalog, a: &FitArgs, load: Loader) -> Res<Output> {
+    let (p, inputs) = resolve(cat, &a.plan, load)?;
+    Ok(render(cat, &p, &inputs, a))
+}
+
+/// What `fit` prints for a resolved plan.
+pub fn render(cat: &Catalog, p: &Plan, inputs: &Inputs, a: &FitArgs) -> Output {
+    let e = &p.estimate;
+    let (name, answer, detail) = match a.find {
+        Find::Gpus => (
+            "gpus",
+            (p.gpus_needed > 0 && fits(e.fit)).then_some(p.gpus_needed),
+            format!(
+                "TP {} × PP {} × {} replica(s) for {} users",
+                p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, inputs.users
+            ),
+        ),
+        Find::Context => {
+            let n = inputs.users.max(1);
+            let ans = p.estimate.longest_len_for_users(n);
+            (
+                "context",
+                Some(ans),
+                format!(
+                    "longest context each of {n} concurrent users can have at TP {} × PP {}",
+                    p.tensor_parallel_size, p.pipeline_parallel_size
+                ),
+            )
+        }
+        Find::Concurrency => {
+            // OK because: finite, non-negative.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let n = e.max_concurrency_workload.floor().max(0.0) as u64;
+            (
+                "concurrency",
+                Some(n),
+                format!(
+                    "requests of {} tokens (prompt + output) at once per replica",
+                    p.workload_tokens
+                ),
+            )
+        }
+        Find::Cheapest => return Output::ok(cheapest(cat, inputs, a.plan.json)),
+    };
+    let stdout = if a.plan.json {
+        pretty_line(&FitJson {
+            find: name,
+            answer,
+            tensor_parallel_size: p.tensor_parallel_size,
+            pipeline_parallel_size: p.pipeline_parallel_size,
+            detail,
+        })
+    } else {
+        match answer {
+            Some(x) => format!("{name}: {} ({detail})\n", fmt_count(x)),
+            None => format!("{name}: none fits ({detail})\n"),
+        }
+    };
+    Output::status(stdout, answer.is_some())
+}
+
+/// `--find cheapest`: the core's rows (all of them as JSON, the first 20 as a table).
+pub fn cheapest(cat: &Catalog, inputs: &Inputs, json: bool) -> String {
+    let rows = vramfit_core::layout::cheapest(cat, inputs);
+    if json {
+        return pretty_line(&rows);
+    }
+    let mut s = format!(
+        "{:<32} {:>5} {:>8} {:>14} {:>10} {:>12}\n",
+        "GPU", "GPUs", "layout", "purchase", "$/hour", "$/M tokens"
+    );
+    for r in rows.iter().take(20) {
+        let _ = writeln!(
+            s,
+            "{:<32} {:>5} {:>8} {:>14} {:>10} {:>12}",
+            r.gpu_id,
+            r.total_gpus,
+            format!("TP{}PP{}", r.tensor_parallel_size, r.pipeline_parallel_size),
+            r.purchase_usd.map_or("–".into(), fmt_usd),
+            r.cloud_usd_per_hour.map_or("–".into(), fmt_usd),
+            r.usd_per_million_tokens.map_or("–".into(), fmt_usd)
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::Cmd;
+    use crate::testing::{cat, inputs, no_files, parse};
+    use vramfit_core::plan;
+    use vramfit_core::sizing::Fit;
+
+    fn fit_args(args: &[&str]) -> FitArgs {
+        let mut argv = vec!["fit"];
+        argv.extend(args);
+        match parse(&argv) {
+            Cmd::Fit(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    fn core(i: &Inputs) -> Plan {
+        plan::plan(&cat(), i).unwrap()
+    }
+
+    #[test]
+    fn fit_gpus_json_is_the_cores_layout() {
+        let a = fit_args(&[
+            "llama-3.1-70b",
+            "--gpu",
+            "h100-sxm",
+            "--find",
+            "gpus",
+            "--max-model-len",
+            "8192",
+            "--gpu-memory-utilization",
+            "0.95",
+            "--json",
+        ]);
+        let o = run(&cat(), &a, &no_files).unwrap();
+        let p = core(&Inputs {
+            max_model_len: Some(8192),
+            gpu_memory_utilization: Some(0.95),
+            ..inputs("llama-3.1-70b", "h100-sxm")
+        });
+        assert!(matches!(p.estimate.fit, Fit::Fits | Fit::FitsWithQueueing));
+        assert_eq!(o.code, 0);
+        let j = o.json();
+        assert_eq!(j["find"], "gpus");
+        assert_eq!(j["answer"].as_u64(), Some(p.gpus_needed));
+        assert_eq!(j["tensor_parallel_size"], p.tensor_parallel_size);
+        assert_eq!(j["pipeline_parallel_size"], p.pipeline_parallel_size);
+        assert!(j["detail"].as_str().unwrap().contains("for 1 users"));
+    }
+
+    #[test]
+    fn fit_none_fits_exits_1_with_a_null_answer() {
+        let argv = [
+            "llama-3.1-70b",
+            "--gpu",
+            "rtx-4090",
+            "--tp",
+            "1",
+            "--find",
+            "gpus",
+        ];
+        let p = core(&Inputs {
+            tensor_parallel_size: Some(1),
+            ..inputs("llama-3.1-70b", "rtx-4090")
+        });
+        assert!(!matches!(p.estimate.fit, Fit::Fits | Fit::FitsWithQueueing));
+        let o = run(&cat(), &fit_args(&argv), &no_files).unwrap();
+        assert_eq!(o.code, 1);
+        assert!(o.stdout.starts_with("gpus: none fits ("), "{}", o.stdout);
+        let mut j = argv.to_vec();
+        j.push("--json");
+        let o = run(&cat(), &fit_args(&j), &no_files).unwrap();
+        assert_eq!(o.code, 1);
+        assert!(o.json()["answer"].is_null());
+    }
+
+    #[test]
+    fn fit_context_text_is_the_cores_longest_length_for_the_users() {
+        let a = fit_args(&[
+            "llama-3.1-8b",
+            "--gpu",
+            "l4",
+            "--find",
+            "context",
+            "--users",
+            "4",
+        ]);
+        let o = run(&cat(), &a, &no_files).unwrap();
+        let p = core(&Inputs {
+            users: 4,
+            ..inputs("llama-3.1-8b", "l4")
+        });
+        let n = p.estimate.longest_len_for_users(4);
+        assert!(n > 1000);
+        assert_eq!(o.code, 0);
+        assert_eq!(
+            o.stdout,
+            format!(
+                "context: {} (longest context each of 4 concurrent users can have at TP {} × PP {})\n",
+                fmt_count(n),
+                p.tensor_parallel_size,
+                p.pipeline_parallel_size
+            )
+        );
+    }
+
+    #[test]
+    fn fit_concurrency_json_is_the_floor_of_the_cores_workload_concurrency() {
+        let a = fit_args(&[
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm",
+            "--find",
+            "concurrency",
+            "--json",
+        ]);
+        let j = run(&cat(), &a, &no_files).unwrap().json();
+        let c = core(&inputs("llama-3.1-8b", "h100-sxm"))
+            .estimate
+            .max_concurrency_workload;
+        assert_eq!(j["find"], "concurrency");
+        assert_eq!(j["answer"].as_u64(), Some(c.floor() as u64));
+        assert!(c > 10.0);
+    }
+
+    #[test]
+    fn fit_cheapest_lists_the_cores_rows() {
+        let i = inputs("llama-3.1-8b", "h100-sxm");
+        let rows = vramfit_core::layout::cheapest(&cat(), &i);
+        assert!(rows.len() > 10);
+        let base = ["llama-3.1-8b", "--gpu", "h100-sxm", "--find", "cheapest"];
+        let mut argv = base.to_vec();
+        argv.push("--json");
+        let o = run(&cat(), &fit_args(&argv), &no_files).unwrap();
+        assert_eq!(o.code, 0);
+        let j = o.json();
+        let got = j.as_array().unwrap();
+        assert_eq!(got.len(), rows.len());
+        for (g, r) in got.iter().zip(&rows) {
+            assert_eq!(g["gpu_id"], r.gpu_id);
+            assert_eq!(g["total_gpus"], r.total_gpus);
+        }
+        let t = run(&cat(), &fit_args(&base), &no_files).unwrap();
+        let lines: Vec<&str> = t.stdout.lines().collect();
+        assert_eq!(lines.len(), 1 + rows.len().min(20));
+        assert!(lines[0].starts_with("GPU "));
+        for (l, r) in lines[1..].iter().zip(&rows) {
+            assert!(l.starts_with(&r.gpu_id), "{l}");
+            assert!(
+                l.contains(&format!(
+                    "TP{}PP{}",
+                    r.tensor_parallel_size, r.pipeline_parallel_size
+                )),
+                "{l}"
+            );
+        }
+    }
+}

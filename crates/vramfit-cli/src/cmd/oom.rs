@@ -1,0 +1,129 @@
+//! `oom`: explain an out-of-memory message (the text is read in [`crate::files`]).
+
+use crate::args::OomArgs;
+use crate::json::oom_json;
+use crate::out::{pretty_line, usage, Failure, Output, Res};
+use std::fmt::Write as _;
+use vramfit_core::catalog::Catalog;
+use vramfit_core::plan;
+
+/// `oom` on the pasted `text`.
+pub fn run(cat: &Catalog, a: &OomArgs, text: &str) -> Res<Output> {
+    let params = match &a.model {
+        Some(m) => Some(
+            plan::resolve_model(cat, m)
+                .map_err(usage)?
+                .0
+                .parameters_total,
+        ),
+        None => None,
+    };
+    let report = vramfit_core::oom::parse(text).map_err(|e| Failure::Rejected(e.to_string()))?;
+    let findings = vramfit_core::oom::diagnose_with(
+        &report,
+        &vramfit_core::oom::Hints {
+            model_parameters: params,
+        },
+    );
+    if a.json {
+        return Ok(Output::ok(pretty_line(&oom_json(&report, &findings))));
+    }
+    let mut s = String::new();
+    for f in &findings {
+        let _ = writeln!(s, "{}\n  {}", f.headline, f.detail);
+        for x in &f.fixes {
+            let _ = writeln!(s, "  - {x}");
+        }
+    }
+    Ok(Output::ok(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::Cmd;
+    use crate::testing::{cat, parse};
+
+    const MSG: &str = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 3.06 MiB is free. Process 1234 has 23.64 GiB memory in use. Of the allocated memory 16.97 GiB is allocated by PyTorch, and 6.27 GiB is reserved by PyTorch but unallocated.";
+
+    fn oom_args(args: &[&str]) -> OomArgs {
+        let mut argv = vec!["oom"];
+        argv.extend(args);
+        match parse(&argv) {
+            Cmd::Oom(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn oom_json_is_the_cores_report_and_findings() {
+        let o = run(&cat(), &oom_args(&["--json"]), MSG).unwrap();
+        assert_eq!(o.code, 0);
+        let j = o.json();
+        let r = vramfit_core::oom::parse(MSG).unwrap();
+        let f = vramfit_core::oom::diagnose(&r);
+        assert_eq!(j["report"], serde_json::to_value(&r).unwrap());
+        assert_eq!(j["findings"], serde_json::to_value(&f).unwrap());
+        // 20.00 MiB = 20 × 2^20 B.
+        assert_eq!(j["report"]["tried_to_allocate_bytes"], 20_971_520);
+        assert!(!f.is_empty());
+    }
+
+    #[test]
+    fn oom_text_lists_each_finding_with_its_fixes() {
+        let o = run(&cat(), &oom_args(&[]), MSG).unwrap();
+        let r = vramfit_core::oom::parse(MSG).unwrap();
+        let mut want = String::new();
+        for f in vramfit_core::oom::diagnose(&r) {
+            want += &format!("{}\n  {}\n", f.headline, f.detail);
+            for x in &f.fixes {
+                want += &format!("  - {x}\n");
+            }
+        }
+        assert_eq!(o.stdout, want);
+    }
+
+    #[test]
+    fn oom_model_hint_is_the_catalog_parameter_count() {
+        // 30 GiB allocated by PyTorch ≈ 4 B × 8.03 B parameters: fp32 weights of an 8 B model.
+        let msg = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 500.00 MiB is free. Process 1 has 78.60 GiB memory in use. Of the allocated memory 30.00 GiB is allocated by PyTorch, and 200.00 MiB is reserved by PyTorch but unallocated.";
+        let c = cat();
+        let params = c
+            .models
+            .iter()
+            .find(|m| m.id == "llama-3.1-8b")
+            .unwrap()
+            .parameters_total;
+        let r = vramfit_core::oom::parse(msg).unwrap();
+        let f = vramfit_core::oom::diagnose_with(
+            &r,
+            &vramfit_core::oom::Hints {
+                model_parameters: Some(params),
+            },
+        );
+        // The hint matters here: without it there is no fp32 finding.
+        let fp32 = |f: &[vramfit_core::oom::Finding]| {
+            f.iter()
+                .any(|x| x.cause == vramfit_core::oom::Cause::Fp32Suspected)
+        };
+        assert!(fp32(&f) && !fp32(&vramfit_core::oom::diagnose(&r)));
+        let o = run(&c, &oom_args(&["--model", "llama-3.1-8b", "--json"]), msg).unwrap();
+        assert_eq!(o.json()["findings"], serde_json::to_value(&f).unwrap());
+        let o = run(&c, &oom_args(&["--model", "llama-3.1-8b"]), msg).unwrap();
+        assert!(o
+            .stdout
+            .contains("The weights look like they are loaded in fp32\n"));
+    }
+
+    #[test]
+    fn oom_rejects_text_without_a_message_and_unknown_models() {
+        match run(&cat(), &oom_args(&[]), "all good here") {
+            Err(f @ Failure::Rejected(_)) => assert_eq!(f.code(), 1),
+            other => panic!("{:?}", other.map(|o| o.stdout)),
+        }
+        match run(&cat(), &oom_args(&["--model", "no-such-model"]), MSG) {
+            Err(f @ Failure::Usage(_)) => assert_eq!(f.code(), 2),
+            other => panic!("{:?}", other.map(|o| o.stdout)),
+        }
+    }
+}

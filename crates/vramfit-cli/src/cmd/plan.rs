@@ -1,0 +1,407 @@
+//! `plan` (per-GPU breakdown) and `check` (the verdict, exit 1 when it does not fit).
+
+use crate::args::PlanArgs;
+use crate::files::LocalModel;
+use crate::inputs::inputs_of;
+use crate::json::{fits, plan_json};
+use crate::out::{usage, Output, Res};
+use std::path::Path;
+use vramfit_core::catalog::Catalog;
+use vramfit_core::dtype::WeightFormat;
+use vramfit_core::plan::{self, plan_arch, Inputs, Plan};
+use vramfit_core::units::{fmt_bytes, fmt_count, fmt_num, fmt_params, fmt_usd, Units};
+
+/// Reads a model given as a path (the CLI passes [`crate::files::read_local_model`]).
+pub type Loader<'a> = &'a dyn Fn(&Path) -> Res<LocalModel>;
+
+/// The plan for the flags: a catalog model, or (when `model` names an existing path) the model
+/// `load` reads from it.
+pub fn resolve(cat: &Catalog, a: &PlanArgs, load: Loader) -> Res<(Plan, Inputs)> {
+    let inputs = inputs_of(a)?;
+    let path = Path::new(&a.model);
+    if path.exists() {
+        let gpu = plan::resolve_gpu(cat, &a.gpu).map_err(usage)?;
+        let (arch, name, report) = load(path)?;
+        // vLLM's `--dtype auto` loads fp32 checkpoints at 16 bits.
+        let native = WeightFormat::Bf16;
+        let mut p = plan_arch(arch, name.clone(), name, native, None, None, gpu, &inputs);
+        if let Some(r) = report {
+            p.warnings.extend(r.warnings.iter().cloned());
+        }
+        return Ok((p, inputs));
+    }
+    let p = plan::plan(cat, &inputs).map_err(usage)?;
+    Ok((p, inputs))
+}
+
+pub fn plan_text(p: &Plan, u: Units) -> String {
+    let e = &p.estimate;
+    let mut s = String::new();
+    s.push_str(&format!(
+        "{} on {} — {} weights, {} ({} params)\n",
+        p.model_id,
+        p.gpu_name,
+        p.format,
+        p.engine,
+        fmt_params(p.parameters)
+    ));
+    s.push_str(&format!(
+        "layout: TP {} × PP {} × {} replica(s) = {} GPU(s){}\n\n",
+        p.tensor_parallel_size,
+        p.pipeline_parallel_size,
+        p.replicas,
+        p.gpus_needed,
+        if p.layout_auto {
+            " (fewest that fit)"
+        } else {
+            ""
+        }
+    ));
+    s.push_str("per GPU:\n");
+    for (k, v) in [
+        ("memory (CUDA total)", e.gpu_total_bytes),
+        ("engine budget", e.budget_bytes),
+        ("weights", e.weights_bytes),
+        ("activation peak", e.activation_bytes),
+        ("non-torch (NCCL etc.)", e.non_torch_bytes),
+        ("KV cache pool", e.kv_pool_bytes),
+        ("CUDA graphs (outside budget)", e.cuda_graph_bytes),
+        ("CUDA context (outside budget)", e.cuda_context_bytes),
+        ("nvidia-smi will show", e.nvidia_smi_bytes),
+    ] {
+        s.push_str(&format!("  {k:<30} {:>12}\n", fmt_bytes(v, u)));
+    }
+    s.push_str(&format!(
+        "  {:<30} {:>12}\n  {:<30} {:>12}\n  {:<30} {:>12}\n  {:<30} {:>12}\n  {:<30} {:>12}\n\n",
+        "KV bytes per token",
+        fmt_count(e.kv_bytes_per_token),
+        "KV blocks",
+        fmt_count(e.kv_blocks),
+        "KV tokens",
+        fmt_count(e.kv_tokens),
+        format!("max concurrency @ {}", e.max_model_len),
+        fmt_num(e.max_concurrency, 2),
+        "longest context (1 request)",
+        fmt_count(e.max_model_len_fit),
+    ));
+    s.push_str(&format!(
+        "decode: {} tok/s per user, {} tok/s total; TTFT {} ms\n",
+        fmt_num(p.speed.decode_tokens_per_s_per_user, 1),
+        fmt_num(p.total_decode_tokens_per_s, 0),
+        fmt_num(p.speed.ttft_s * 1000.0, 0)
+    ));
+    if let Some(c) = p.cost.purchase_usd {
+        s.push_str(&format!("cost: {} to buy", fmt_usd(c)));
+        if let Some(h) = p.cost.cloud_usd_per_hour {
+            s.push_str(&format!(", {}/h in the cloud", fmt_usd(h)));
+        }
+        if let Some(m) = p.cost.usd_per_million_tokens {
+            s.push_str(&format!(", {} per million output tokens", fmt_usd(m)));
+        }
+        s.push('\n');
+    }
+    s.push_str(&format!("\nverdict: {}\n", e.verdict));
+    for w in &p.warnings {
+        s.push_str(&format!("warning: {w}\n"));
+    }
+    s
+}
+
+pub fn units(a: &PlanArgs) -> Units {
+    if a.decimal {
+        Units::Decimal
+    } else {
+        Units::Binary
+    }
+}
+
+/// What `plan` (`check` = false) or `check` prints for a plan, and its exit status.
+pub fn render(p: &Plan, a: &PlanArgs, check: bool) -> Output {
+    let stdout = if a.json {
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&plan_json(p))
+                .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+        )
+    } else if check {
+        format!("{}\n", p.estimate.verdict)
+    } else {
+        plan_text(p, units(a))
+    };
+    Output::status(stdout, !check || fits(p.estimate.fit))
+}
+
+/// `plan` / `check`.
+pub fn run(cat: &Catalog, a: &PlanArgs, check: bool, load: Loader) -> Res<Output> {
+    let (p, _) = resolve(cat, a, load)?;
+    Ok(render(&p, a, check))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::out::Failure;
+    use crate::testing::{assert_close, cat, inputs, no_files, plan_args, scratch};
+    use vramfit_core::model::ModelArch;
+    use vramfit_core::sizing::Fit;
+
+    fn core_plan(i: &Inputs) -> Plan {
+        plan::plan(&cat(), i).expect("core plans it")
+    }
+
+    fn fits(f: Fit) -> bool {
+        matches!(f, Fit::Fits | Fit::FitsWithQueueing)
+    }
+
+    #[test]
+    fn plan_json_per_gpu_is_the_cores_estimate() {
+        let a = plan_args(&[
+            "plan",
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm",
+            "--max-model-len",
+            "8192",
+            "--json",
+        ]);
+        let o = run(&cat(), &a, false, &no_files).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(o.code, 0);
+        let j = o.json();
+        let p = core_plan(&Inputs {
+            max_model_len: Some(8192),
+            ..inputs("llama-3.1-8b", "h100-sxm")
+        });
+        let e = &p.estimate;
+        let g = &j["per_gpu"];
+        for (k, v) in [
+            ("gpu_total_bytes", e.gpu_total_bytes),
+            ("budget_bytes", e.budget_bytes),
+            ("weights_bytes", e.weights_bytes),
+            ("activation_bytes", e.activation_bytes),
+            ("non_torch_bytes", e.non_torch_bytes),
+            ("cuda_graph_bytes", e.cuda_graph_bytes),
+            ("cuda_context_bytes", e.cuda_context_bytes),
+            ("kv_pool_bytes", e.kv_pool_bytes),
+            ("kv_bytes_per_token", e.kv_bytes_per_token),
+            ("block_size", e.block_size),
+            ("kv_blocks", e.kv_blocks),
+            ("kv_tokens", e.kv_tokens),
+            ("max_model_len", e.max_model_len),
+            ("max_model_len_fit", e.max_model_len_fit),
+            ("nvidia_smi_bytes", e.nvidia_smi_bytes),
+        ] {
+            assert_eq!(g[k].as_u64(), Some(v), "per_gpu.{k}");
+        }
+        assert_close(&g["max_concurrency"], e.max_concurrency);
+        assert_eq!(e.max_model_len, 8192);
+        assert_eq!(j["fits"], fits(e.fit));
+        assert_eq!(j["verdict"], e.verdict.to_string());
+        assert_eq!(j["model"], p.model_id);
+        assert_eq!(j["gpu"], p.gpu_id);
+        assert_eq!(j["format"], p.format.id());
+        assert_eq!(j["tensor_parallel_size"], p.tensor_parallel_size);
+        assert_eq!(j["pipeline_parallel_size"], p.pipeline_parallel_size);
+        assert_eq!(j["gpus_needed"], p.gpus_needed);
+        assert_eq!(j["parameters"], p.parameters);
+        assert_close(
+            &j["decode_tokens_per_s_per_user"],
+            p.speed.decode_tokens_per_s_per_user,
+        );
+        assert_eq!(j["formats"].as_array().map(Vec::len), Some(p.formats.len()));
+        for k in [
+            "weights_bytes_low",
+            "weights_bytes_high",
+            "kv_pool_bytes_low",
+            "kv_pool_bytes_high",
+            "decode_tokens_per_s_low",
+            "decode_tokens_per_s_high",
+        ] {
+            assert!(j["uncertainty"][k].is_number(), "uncertainty.{k}");
+        }
+        let lo = j["uncertainty"]["weights_bytes_low"].as_u64().unwrap();
+        let hi = j["uncertainty"]["weights_bytes_high"].as_u64().unwrap();
+        assert!(lo <= e.weights_bytes && e.weights_bytes <= hi, "{lo} {hi}");
+        for k in ["cost", "warnings", "fit", "engine", "replicas", "ttft_s"] {
+            assert!(j.get(k).is_some(), "{k}");
+        }
+    }
+
+    #[test]
+    fn plan_text_shows_the_cores_numbers_in_the_chosen_units() {
+        let p = core_plan(&inputs("qwen2.5-7b", "l4"));
+        for (flag, u) in [(None, Units::Binary), (Some("--decimal"), Units::Decimal)] {
+            let mut argv = vec!["plan", "qwen2.5-7b", "--gpu", "l4"];
+            argv.extend(flag);
+            let o = run(&cat(), &plan_args(&argv), false, &no_files).unwrap();
+            assert_eq!(o.code, 0, "plan exits 0 whatever the verdict");
+            let first = o.stdout.lines().next().unwrap();
+            assert!(
+                first.starts_with(&format!("{} on {} — ", p.model_id, p.gpu_name)),
+                "{first}"
+            );
+            for (label, v) in [
+                ("weights", p.estimate.weights_bytes),
+                ("KV cache pool", p.estimate.kv_pool_bytes),
+                ("nvidia-smi will show", p.estimate.nvidia_smi_bytes),
+            ] {
+                let line = o
+                    .stdout
+                    .lines()
+                    .find(|l| l.trim_start().starts_with(label))
+                    .unwrap_or_else(|| panic!("{label} missing:\n{}", o.stdout));
+                assert!(line.ends_with(&fmt_bytes(v, u)), "{line}");
+            }
+            assert!(o
+                .stdout
+                .contains(&format!("\nverdict: {}\n", p.estimate.verdict)));
+        }
+    }
+
+    #[test]
+    fn check_exit_status_follows_the_cores_verdict() {
+        for (model, gpu, tp) in [
+            ("llama-3.1-8b", "h100-sxm", None),
+            ("llama-3.1-70b", "rtx-4090", Some("1")),
+        ] {
+            let mut argv = vec!["check", model, "--gpu", gpu];
+            if let Some(t) = tp {
+                argv.extend(["--tp", t]);
+            }
+            let a = plan_args(&argv);
+            let p = core_plan(&Inputs {
+                tensor_parallel_size: tp.map(|t| t.parse().unwrap()),
+                ..inputs(model, gpu)
+            });
+            let o = run(&cat(), &a, true, &no_files).unwrap();
+            assert_eq!(o.code, u8::from(!fits(p.estimate.fit)), "{model} on {gpu}");
+            assert_eq!(o.stdout, format!("{}\n", p.estimate.verdict));
+            // `plan` on the same flags exits 0 either way.
+            assert_eq!(run(&cat(), &a, false, &no_files).unwrap().code, 0);
+        }
+        // One of each, so both branches above were exercised.
+        assert!(fits(
+            core_plan(&inputs("llama-3.1-8b", "h100-sxm")).estimate.fit
+        ));
+        assert!(!fits(
+            core_plan(&Inputs {
+                tensor_parallel_size: Some(1),
+                ..inputs("llama-3.1-70b", "rtx-4090")
+            })
+            .estimate
+            .fit
+        ));
+    }
+
+    #[test]
+    fn check_json_says_does_not_fit_and_exits_1() {
+        let a = plan_args(&[
+            "check",
+            "llama-3.1-70b",
+            "--gpu",
+            "rtx-4090",
+            "-t",
+            "1",
+            "--json",
+        ]);
+        let o = run(&cat(), &a, true, &no_files).unwrap();
+        assert_eq!(o.code, 1);
+        let j = o.json();
+        assert_eq!(j["fits"], false);
+        assert_eq!(j["tensor_parallel_size"], 1);
+    }
+
+    #[test]
+    fn bad_flags_and_names_are_usage_errors() {
+        for argv in [
+            &["plan", "llama-3.1-8b", "--gpu", "h10"][..],
+            &["plan", "lama-3.1-8b", "--gpu", "h100-sxm"],
+            &[
+                "plan",
+                "llama-3.1-8b",
+                "--gpu",
+                "h100-sxm",
+                "--max-model-len",
+                "0",
+            ],
+            &[
+                "plan",
+                "llama-3.1-8b",
+                "--gpu",
+                "h100-sxm",
+                "--engine",
+                "nope",
+            ],
+            &[
+                "plan",
+                "llama-3.1-8b",
+                "--gpu",
+                "h100-sxm",
+                "--gpu-memory-utilization",
+                "1.5",
+            ],
+        ] {
+            match run(&cat(), &plan_args(argv), false, &no_files) {
+                Err(f @ Failure::Usage(_)) => assert_eq!(f.code(), 2),
+                Err(f) => panic!("{argv:?}: {f:?}"),
+                Ok(o) => panic!("{argv:?}: {}", o.stdout),
+            }
+        }
+        let Err(f) = run(
+            &cat(),
+            &plan_args(&["check", "llama-3.1-8b", "--gpu", "h10"]),
+            true,
+            &no_files,
+        ) else {
+            panic!("h10 accepted")
+        };
+        assert!(f.message().contains("unknown GPU `h10`"), "{}", f.message());
+    }
+
+    #[test]
+    fn a_config_json_path_is_planned_like_the_core_plans_its_arch() {
+        let c = cat();
+        let m = c.models.iter().find(|m| m.id == "qwen2.5-7b").unwrap();
+        let text = serde_json::to_string(&m.config).unwrap();
+        let dir = scratch("plan-config");
+        let cfg = dir.join("config.json");
+        std::fs::write(&cfg, &text).unwrap();
+        let path = cfg.to_str().unwrap();
+        let a = plan_args(&["plan", path, "--gpu", "l4", "--json"]);
+        let o = run(&c, &a, false, &crate::files::read_local_model).unwrap();
+        let arch = ModelArch::from_config_str(&text).unwrap();
+        let gpu = plan::resolve_gpu(&c, "l4").unwrap();
+        let i = Inputs {
+            model: path.into(),
+            ..inputs("", "l4")
+        };
+        let want = plan_arch(
+            arch,
+            "config.json".into(),
+            "config.json".into(),
+            WeightFormat::Bf16,
+            None,
+            None,
+            gpu,
+            &i,
+        );
+        let j = o.json();
+        assert_eq!(
+            j["per_gpu"]["weights_bytes"].as_u64(),
+            Some(want.estimate.weights_bytes)
+        );
+        assert_eq!(
+            j["per_gpu"]["kv_pool_bytes"].as_u64(),
+            Some(want.estimate.kv_pool_bytes)
+        );
+        assert_eq!(j["model"], "config.json");
+        // A missing file under an existing directory is a rejected input (exit 1).
+        let missing = dir.join("none");
+        std::fs::create_dir_all(&missing).unwrap();
+        let a = plan_args(&["plan", missing.to_str().unwrap(), "--gpu", "l4"]);
+        match run(&c, &a, false, &crate::files::read_local_model) {
+            Err(f @ Failure::Rejected(_)) => assert_eq!(f.code(), 1),
+            other => panic!("{:?}", other.map(|o| o.stdout)),
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
