@@ -2,67 +2,57 @@
 
 use crate::args::PlanArgs;
 use crate::out::{usage, Res};
-use vramfit_core::dtype::{KvDtype, WeightFormat};
+use vramfit_core::inputs::{key, Field};
 use vramfit_core::plan::Inputs;
-use vramfit_core::sizing::Engine;
 
+/// The plan flags as [`Inputs`]: every value goes through the core's input table
+/// (`Inputs::set`), so a value out of range gets the same message as in a link or the page.
 pub fn inputs_of(a: &PlanArgs) -> Res<Inputs> {
-    let engine = Engine::parse(&a.engine).ok_or_else(|| {
-        usage(format!(
-            "unknown engine `{}` (vllm, vllm-0.16, sglang, trtllm, transformers)",
-            a.engine
-        ))
-    })?;
-    let kv = KvDtype::parse(&a.kv_cache_dtype)
-        .ok_or_else(|| usage(format!("unknown --kv-cache-dtype `{}`", a.kv_cache_dtype)))?;
-    let mut format = None;
-    if let Some(d) = &a.dtype {
-        if d != "auto" {
-            format = Some(
-                WeightFormat::parse(d).ok_or_else(|| usage(format!("unknown --dtype `{d}`")))?,
-            );
-        }
+    let mut i = Inputs::default();
+    // The CLI sizes at the model's own maximum context unless told otherwise.
+    i.flags.max_model_len = None;
+    let num = |x: Option<u64>| x.map(|x| x.to_string());
+    let float = |x: Option<f64>| x.map(|x| x.to_string());
+    let given: [(Field, Option<String>); 16] = [
+        (Field::Model, Some(a.model.clone())),
+        (Field::Gpu, Some(a.gpu.clone())),
+        (Field::Format, a.dtype.clone()),
+        (Field::Format, a.quantization.clone()),
+        (Field::KvDtype, Some(a.kv_cache_dtype.clone())),
+        (Field::Engine, Some(a.engine.clone())),
+        (Field::GpuMemoryUtilization, float(a.gpu_memory_utilization)),
+        (Field::MaxModelLen, num(a.max_model_len)),
+        (Field::MaxNumSeqs, num(a.max_num_seqs)),
+        (Field::MaxNumBatchedTokens, num(a.max_num_batched_tokens)),
+        (Field::BlockSize, num(a.block_size)),
+        (Field::TensorParallelSize, num(a.tensor_parallel_size)),
+        (Field::PipelineParallelSize, num(a.pipeline_parallel_size)),
+        (Field::Users, Some(a.users.to_string())),
+        (Field::PromptTokens, Some(a.prompt_tokens.to_string())),
+        (Field::OutputTokens, Some(a.output_tokens.to_string())),
+    ];
+    for (field, value) in given {
+        // `--dtype auto` is the model's own dtype: no format (the Format row's `auto`).
+        let Some(value) = value else { continue };
+        i.set(field, &value).map_err(|e| {
+            let flag = match field {
+                Field::Format if a.quantization.as_deref() == Some(value.as_str()) => {
+                    "--quantization"
+                }
+                Field::Format => "--dtype",
+                _ => key(field).flag,
+            };
+            if e.contains(flag) {
+                usage(e)
+            } else {
+                usage(format!("{flag}: {e}"))
+            }
+        })?;
     }
-    if let Some(q) = &a.quantization {
-        format = Some(
-            WeightFormat::parse(q).ok_or_else(|| usage(format!("unknown --quantization `{q}`")))?,
-        );
+    if let Some(t) = a.target_tokens_per_s.filter(|t| t.is_finite() && *t > 0.0) {
+        i.set(Field::TargetTokensPerS, &t.to_string()).map_err(usage)?;
     }
-    if let Some(u) = a.gpu_memory_utilization {
-        if !(u > 0.0 && u <= 1.0) {
-            return Err(usage(format!(
-                "--gpu-memory-utilization {u} must be in (0, 1]"
-            )));
-        }
-    }
-    for (flag, v) in [
-        ("--tensor-parallel-size", a.tensor_parallel_size),
-        ("--pipeline-parallel-size", a.pipeline_parallel_size),
-        ("--max-model-len", a.max_model_len),
-        ("--block-size", a.block_size),
-        ("--max-num-seqs", a.max_num_seqs),
-    ] {
-        if v == Some(0) {
-            return Err(usage(format!("{flag} must be at least 1")));
-        }
-    }
-    Ok(Inputs {
-        model: a.model.clone(),
-        gpu: a.gpu.clone(),
-        format,
-        kv_dtype: kv,
-        engine,
-        gpu_memory_utilization: a.gpu_memory_utilization,
-        max_model_len: a.max_model_len,
-        max_num_seqs: a.max_num_seqs,
-        max_num_batched_tokens: a.max_num_batched_tokens,
-        block_size: a.block_size,
-        tensor_parallel_size: a.tensor_parallel_size,
-        pipeline_parallel_size: a.pipeline_parallel_size,
-        users: a.users.max(1),
-        prompt_tokens: a.prompt_tokens,
-        output_tokens: a.output_tokens,
-        target_tokens_per_s: a.target_tokens_per_s.filter(|t| t.is_finite() && *t > 0.0),
-        expert_parallel: a.enable_expert_parallel,
-    })
+    i.flags.expert_parallel = a.enable_expert_parallel;
+    Ok(i)
 }
+

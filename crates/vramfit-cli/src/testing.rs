@@ -32,12 +32,13 @@ pub fn plan_args(args: &[&str]) -> PlanArgs {
 
 /// The scenario the CLI's defaults describe (no `--max-model-len`: the model's own).
 pub fn inputs(model: &str, gpu: &str) -> Inputs {
-    Inputs {
+    let mut i = Inputs {
         model: model.into(),
         gpu: gpu.into(),
-        max_model_len: None,
         ..Inputs::default()
-    }
+    };
+    i.flags.max_model_len = None;
+    i
 }
 
 /// A loader for tests that name catalog models only.

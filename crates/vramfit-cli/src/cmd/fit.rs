@@ -24,11 +24,11 @@ pub fn render(cat: &Catalog, p: &Plan, inputs: &Inputs, a: &FitArgs) -> Output {
             (p.gpus_needed > 0 && fits(e.fit)).then_some(p.gpus_needed),
             format!(
                 "TP {} × PP {} × {} replica(s) for {} users",
-                p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, inputs.users
+                p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, inputs.workload.users
             ),
         ),
         Find::Context => {
-            let n = inputs.users.max(1);
+            let n = inputs.workload.users.max(1);
             let ans = p.estimate.longest_len_for_users(n);
             (
                 "context",
@@ -132,11 +132,10 @@ mod tests {
             "--json",
         ]);
         let o = run(&cat(), &a, &no_files).unwrap();
-        let p = core(&Inputs {
-            max_model_len: Some(8192),
-            gpu_memory_utilization: Some(0.95),
-            ..inputs("llama-3.1-70b", "h100-sxm")
-        });
+        let mut i = inputs("llama-3.1-70b", "h100-sxm");
+        i.flags.max_model_len = Some(8192);
+        i.flags.gpu_memory_utilization = Some(0.95);
+        let p = core(&i);
         assert!(matches!(p.estimate.fit, Fit::Fits | Fit::FitsWithQueueing));
         assert_eq!(o.code, 0);
         let j = o.json();
@@ -185,10 +184,9 @@ mod tests {
             "4",
         ]);
         let o = run(&cat(), &a, &no_files).unwrap();
-        let p = core(&Inputs {
-            users: 4,
-            ..inputs("llama-3.1-8b", "l4")
-        });
+        let mut i = inputs("llama-3.1-8b", "l4");
+        i.workload.users = 4;
+        let p = core(&i);
         let n = p.estimate.longest_len_for_users(4);
         assert!(n > 1000);
         assert_eq!(o.code, 0);

@@ -167,10 +167,9 @@ mod tests {
         let o = run(&cat(), &a, false, &no_files).unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(o.code, 0);
         let j = o.json();
-        let p = core_plan(&Inputs {
-            max_model_len: Some(8192),
-            ..inputs("llama-3.1-8b", "h100-sxm")
-        });
+        let mut i = inputs("llama-3.1-8b", "h100-sxm");
+        i.flags.max_model_len = Some(8192);
+        let p = core_plan(&i);
         let e = &p.estimate;
         let g = &j["per_gpu"];
         for (k, v) in [
