@@ -1,10 +1,11 @@
 //! Parse pasted out-of-memory (OOM) error text and classify its likely cause.
 //!
-//! Users paste whatever their framework printed; [`parse`] finds the one
-//! recognisable message in it and turns it into an [`OomReport`] of byte
-//! counts, and [`diagnose`] / [`diagnose_with`] turn the report into ranked
-//! [`Finding`]s (cause, explanation, concrete fixes). Everything here is pure:
-//! no I/O, no allocation proportional to anything but the (capped) input.
+//! Users paste whatever their framework printed; [`parse`](fn@parse) finds the
+//! one recognisable message in it and turns it into an [`OomReport`] of byte
+//! counts, and [`diagnose`](fn@diagnose) / [`diagnose_with`] turn the report
+//! into ranked [`Finding`]s (cause, explanation, concrete fixes). Everything
+//! here is pure: no I/O, no allocation proportional to anything but the
+//! (capped) input.
 //!
 //! The parts: `oom/parse.rs` holds the scanner and the message parsers, with
 //! the table of recognised messages (and where each comes from) and the unit
