@@ -5,7 +5,7 @@ Deterministic (standard library only); rerun after the fixtures or the catalog c
   safetensors_header  every crates/vramfit-core/tests/fixtures/safetensors/**/*.safetensors
   config_json         the `config` object of every catalog model (src/catalog/models/*.json)
   share_link          a few share-link queries
-  oom_text            every out-of-memory message quoted in the tests of src/oom.rs
+  oom_text            every out-of-memory message quoted in the tests of src/oom/tests.rs
 """
 import ast
 import glob
@@ -87,10 +87,9 @@ def decimals():
 
 def ooms():
     d = reset("oom_text")
-    path = os.path.join(CORE, "src", "oom.rs")
+    path = os.path.join(CORE, "src", "oom", "tests.rs")
     with open(path, encoding="utf-8") as f:
-        src = f.read()
-    tests = src[src.index("#[cfg(test)]"):]
+        tests = f.read()
     n = 0
     for name, lit in re.findall(r'const ([A-Z0-9_]+): &str = ("(?:[^"\\]|\\.)*");', tests):
         # Rust and Python agree on the escapes these literals use (\n, \", \\).

@@ -24,7 +24,8 @@
 //! names, with SipHash or with this hash, cost more than the whole scan on
 //! 200 000 names, its lookups missing the cache.
 
-use super::{Dtype, Entries, Tensors};
+use super::header::{Entries, Tensors};
+use super::Dtype;
 
 /// Scans `text`; `None` means "not the common shape: use the general path".
 pub(super) fn entries(text: &str) -> Option<Entries> {
@@ -426,7 +427,7 @@ mod tests {
             r#""é":{"shape":[3],"data_offsets":[100,103],"dtype":"U8"}}    "#
         );
         let fast = entries(text).expect("the fast path takes the reference layout");
-        let general = super::super::entries_via_serde(text).expect("valid");
+        let general = super::super::via_serde::entries_via_serde(text).expect("valid");
         assert_eq!(fast.0.rows(), general.0.rows());
         assert_eq!(fast.1, general.1);
         let rows = fast.0.rows();
