@@ -9,8 +9,9 @@ use vramfit_core::model::ModelArch;
 use vramfit_core::plan::{custom_plan, plan, resolve_gpu, Inputs, Plan};
 use vramfit_core::share::{self, Notice};
 use vramfit_core::units::Units;
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen::{closure::Closure, JsCast};
+use vramfit_core::inputs::Field;
 
 /// The bundled catalog, parsed once.
 pub static CATALOG: LazyLock<Catalog> = LazyLock::new(Catalog::bundled);
@@ -109,24 +110,81 @@ pub struct AppState {
     raw_query: RwSignal<String>,
 }
 
-/// The current `location.search` without the `?`.
+/// The current `location.search` without the `?` (empty off the browser).
 fn location_query() -> String {
-    web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .map(|s| s.trim_start_matches('?').to_string())
-        .unwrap_or_default()
+    #[cfg(target_arch = "wasm32")]
+    {
+        web_sys::window()
+            .and_then(|w| w.location().search().ok())
+            .map(|s| s.trim_start_matches('?').to_string())
+            .unwrap_or_default()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    String::new()
+}
+
+/// Writes the new query to the address bar (a history entry unless `replace`). The only
+/// place the state touches the window; a no-op off the browser (native tests).
+fn push_url(query: &str, replace: bool) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let url = if query.is_empty() {
+            web_sys::window()
+                .and_then(|w| w.location().pathname().ok())
+                .unwrap_or_else(|| "/".into())
+        } else {
+            format!("?{query}")
+        };
+        if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+            let _ = if replace {
+                h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+            } else {
+                h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+            };
+        }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (query, replace);
+}
+
+/// The query string for inputs, a view and units: the inputs' keys, then `view`, `units`
+/// when they are not the defaults.
+pub fn query_for(inputs: &Inputs, view: View, units: Units) -> String {
+    let mut q = share::encode(inputs);
+    let mut extra = Vec::new();
+    if view != View::Size {
+        extra.push(format!("view={}", view.id()));
+    }
+    if units != Units::Binary {
+        extra.push(format!("units={}", units.id()));
+    }
+    for e in extra {
+        if !q.is_empty() {
+            q.push('&');
+        }
+        q.push_str(&e);
+    }
+    q
 }
 
 impl AppState {
-    /// Builds the state inside the router.
+    /// Builds the state from the page's URL, and follows back/forward.
     pub fn new() -> Self {
-        // The URL is the single source of truth: read it now and on every back/forward.
-        let raw_query = RwSignal::new(location_query());
+        let st = Self::from_query(&location_query());
+        #[cfg(target_arch = "wasm32")]
         if let Some(w) = web_sys::window() {
+            let raw_query = st.raw_query;
             let on_pop = Closure::<dyn Fn()>::new(move || raw_query.set(location_query()));
             let _ = w.add_event_listener_with_callback("popstate", on_pop.as_ref().unchecked_ref());
             on_pop.forget(); // lives as long as the page
         }
+        st
+    }
+
+    /// Builds the state from a query string (without `?`): the URL is the single source of
+    /// truth, and everything shown is a `Memo` over it. Touches no window.
+    pub fn from_query(query: &str) -> Self {
+        let raw_query = RwSignal::new(query.to_string());
         let query = Memo::new(move |_| raw_query.get());
         let decoded = Memo::new(move |_| share::decode_checked(&CATALOG, &query.get()));
         let custom: RwSignal<Option<Custom>> = RwSignal::new(None);
@@ -175,34 +233,8 @@ impl AppState {
     }
 
     fn go(&self, inputs: &Inputs, view: View, units: Units, replace: bool) {
-        let mut q = share::encode(inputs);
-        let mut extra = Vec::new();
-        if view != View::Size {
-            extra.push(format!("view={}", view.id()));
-        }
-        if units != Units::Binary {
-            extra.push(format!("units={}", units.id()));
-        }
-        for e in extra {
-            if !q.is_empty() {
-                q.push('&');
-            }
-            q.push_str(&e);
-        }
-        let url = if q.is_empty() {
-            web_sys::window()
-                .and_then(|w| w.location().pathname().ok())
-                .unwrap_or_else(|| "/".into())
-        } else {
-            format!("?{q}")
-        };
-        if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
-            let _ = if replace {
-                h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
-            } else {
-                h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
-            };
-        }
+        let q = query_for(inputs, view, units);
+        push_url(&q, replace);
         self.raw_query.set(q);
     }
 
@@ -216,6 +248,16 @@ impl AppState {
             self.units.get_untracked(),
             replace,
         );
+    }
+
+    /// Sets one input from a choice the page offers (a select, a checkbox), as a new history
+    /// entry. A value the input table refuses changes nothing: the page's own options are
+    /// all valid, so that would be a bug in the page, not the user's.
+    pub fn choose(&self, field: Field, value: &str) {
+        let mut i = self.decoded.get_untracked().0;
+        if i.set(field, value).is_ok() {
+            self.go(&i, self.view.get_untracked(), self.units.get_untracked(), false);
+        }
     }
 
     /// Switches the view.
@@ -250,5 +292,95 @@ pub fn register_service_worker() {
     if let Some(w) = web_sys::window() {
         let sw = w.navigator().service_worker();
         let _ = sw.register("./sw.js");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_state(query: &str, f: impl FnOnce(AppState)) {
+        let owner = Owner::new();
+        owner.with(|| f(AppState::from_query(query)));
+    }
+
+    #[test]
+    fn a_link_decodes_to_inputs_and_back() {
+        with_state("len=32768&tp=2&view=quant&units=decimal", |st| {
+            let (i, notices) = st.decoded.get_untracked();
+            assert!(notices.is_empty(), "{notices:?}");
+            assert_eq!(i.flags.max_model_len, Some(32768));
+            assert_eq!(i.tensor_parallel_size, Some(2));
+            assert_eq!(st.view.get_untracked(), View::Quant);
+            assert_eq!(st.units.get_untracked(), Units::Decimal);
+            let p = st.plan.get_untracked().expect("the default model plans");
+            assert_eq!(p.tensor_parallel_size, 2);
+            // Re-encoding gives the same link.
+            st.set_units(Units::Decimal);
+            assert_eq!(
+                st.query.get_untracked(),
+                "len=32768&tp=2&view=quant&units=decimal"
+            );
+        });
+    }
+
+    #[test]
+    fn bad_values_become_notices_and_defaults() {
+        with_state("util=0.03&block=0&model=no-such-model&zzz=1", |st| {
+            let (i, notices) = st.decoded.get_untracked();
+            let d = Inputs::default();
+            assert_eq!(i, d);
+            let keys: Vec<&str> = notices.iter().map(|n| n.key.as_str()).collect();
+            assert_eq!(keys, ["util", "block", "zzz", "model"]);
+            assert_eq!(
+                notices[0].message,
+                "`--gpu-memory-utilization` must be between 0.05 and 1; got 0.03"
+            );
+            assert!(notices[3].message.contains("no-such-model"));
+        });
+    }
+
+    #[test]
+    fn an_input_change_moves_the_url_and_the_plan() {
+        with_state("", |st| {
+            let before = st.plan.get_untracked().unwrap();
+            st.update(true, |i| i.flags.max_model_len = Some(131_072));
+            assert_eq!(st.query.get_untracked(), "len=131072");
+            let after = st.plan.get_untracked().unwrap();
+            assert!(after.estimate.max_model_len > before.estimate.max_model_len);
+            st.choose(Field::TensorParallelSize, "4");
+            assert_eq!(st.query.get_untracked(), "len=131072&tp=4");
+            // A refused choice changes nothing.
+            st.choose(Field::TensorParallelSize, "0");
+            assert_eq!(st.query.get_untracked(), "len=131072&tp=4");
+            st.set_view(View::Scaling);
+            assert_eq!(st.query.get_untracked(), "len=131072&tp=4&view=scaling");
+            // Back to the defaults: an empty query.
+            st.set_view(View::Size);
+            st.update(false, |i| *i = Inputs::default());
+            assert_eq!(st.query.get_untracked(), "");
+        });
+    }
+
+    #[test]
+    fn a_brought_model_without_config_asks_for_it() {
+        with_state("", |st| {
+            st.custom.set(Some(Custom {
+                model: Imported {
+                    name: "mine".into(),
+                    config: None,
+                    report: None,
+                    shards: 1,
+                    index_problems: Vec::new(),
+                    source: "files".into(),
+                    header_bytes_read: 8,
+                },
+                arch: None,
+            }));
+            let e = st.plan.get_untracked().unwrap_err();
+            assert!(e.contains("config.json"), "{e}");
+            st.custom.set(None);
+            assert!(st.plan.get_untracked().is_ok());
+        });
     }
 }

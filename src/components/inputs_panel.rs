@@ -4,26 +4,42 @@ use crate::components::model_source::ModelSource;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
 use vramfit_core::decimal::parse_f64;
-use vramfit_core::dtype::{KvDtype, WeightFormat};
-use vramfit_core::sizing::Engine;
+use vramfit_core::dtype::WeightFormat;
+use vramfit_core::inputs::{key, Field};
 
-/// A labelled number input bound to one integer field of the inputs.
+/// A labelled number input bound to one row of the core's input table
+/// (`vramfit_core::inputs::KEYS`): its label, unit and limits come from the row, and every
+/// value goes through `Inputs::set`, so a refused value shows the message a link would give.
+/// What the user typed stays in the field.
 #[component]
 fn NumberField(
-    /// Label text.
-    label: &'static str,
+    /// The input's row.
+    field: Field,
     /// `data-testid` and id.
     id: &'static str,
     /// Tooltip explaining the term.
     help: &'static str,
-    /// Current value.
-    value: Signal<String>,
-    /// Smallest accepted value.
-    min: u64,
-    /// Applies a valid value.
-    set: Callback<u64>,
+    /// Step between values (`1` for whole numbers).
+    #[prop(default = "1")]
+    step: &'static str,
+    /// Placeholder while empty.
+    #[prop(default = "")]
+    placeholder: &'static str,
 ) -> impl IntoView {
-    let (invalid, set_invalid) = signal(false);
+    let st = expect_context::<AppState>();
+    let k = key(field);
+    let label = if k.unit.is_empty() || k.unit == "fraction" {
+        k.label.to_string()
+    } else {
+        format!("{} ({})", k.label, k.unit)
+    };
+    let (error, set_error) = signal(Option::<String>::None);
+    let value = move || {
+        st.decoded
+            .with(|(i, _)| i.text(field))
+            .filter(|t| t != "auto")
+            .unwrap_or_default()
+    };
     view! {
         <label class="vf-field" title=help>
             <span>{label}</span>
@@ -31,21 +47,26 @@ fn NumberField(
                 type="number"
                 id=id
                 data-testid=id
-                min=min
-                inputmode="numeric"
-                aria-invalid=move || invalid.get().to_string()
-                prop:value=move || value.get()
+                min=k.min_text()
+                max=k.max_text()
+                step=step
+                placeholder=placeholder
+                inputmode=if step == "1" { "numeric" } else { "decimal" }
+                aria-invalid=move || error.with(Option::is_some).to_string()
+                prop:value=value
                 on:input=move |ev| {
                     let raw = event_target_value(&ev);
-                    match raw.trim().parse::<u64>() {
-                        Ok(n) if n >= min => {
-                            set_invalid.set(false);
-                            set.run(n);
+                    let mut next = st.decoded.get_untracked().0;
+                    match next.set(field, &raw) {
+                        Ok(()) => {
+                            set_error.set(None);
+                            st.update(true, |i| *i = next);
                         }
-                        _ => set_invalid.set(true),
+                        Err(e) => set_error.set(Some(e)),
                     }
                 }
             />
+            {move || error.get().map(|e| view! { <span class="vf-field-error" role="alert">{e}</span> })}
         </label>
     }
 }
@@ -151,7 +172,7 @@ pub fn InputsPanel() -> impl IntoView {
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
                         st.custom.set(None);
-                        st.update(false, |i| i.model = v);
+                        st.choose(Field::Model, &v);
                     }
                     prop:value=move || model_id.get()
                 >
@@ -175,7 +196,7 @@ pub fn InputsPanel() -> impl IntoView {
                     data-testid="gpu"
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
-                        st.update(false, |i| i.gpu = v);
+                        st.choose(Field::Gpu, &v);
                     }
                     prop:value=move || gpu_id.get()
                 >
@@ -188,7 +209,7 @@ pub fn InputsPanel() -> impl IntoView {
                     data-testid="format"
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
-                        st.update(false, |i| i.format = WeightFormat::parse(&v));
+                        st.choose(Field::Format, &v);
                     }
                     prop:value=move || inputs.get().format.map_or("auto", |f| f.id())
                 >
@@ -202,7 +223,7 @@ pub fn InputsPanel() -> impl IntoView {
                     data-testid="kv-dtype"
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
-                        st.update(false, |i| i.flags.kv_dtype = KvDtype::parse(&v).unwrap_or(KvDtype::Auto));
+                        st.choose(Field::KvDtype, &v);
                     }
                     prop:value=move || inputs.get().flags.kv_dtype.id()
                 >
@@ -218,7 +239,7 @@ pub fn InputsPanel() -> impl IntoView {
                     data-testid="engine"
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
-                        st.update(false, |i| i.flags.engine = Engine::parse(&v).unwrap_or(Engine::DEFAULT));
+                        st.choose(Field::Engine, &v);
                     }
                     prop:value=move || inputs.get().flags.engine.id()
                 >
@@ -230,63 +251,26 @@ pub fn InputsPanel() -> impl IntoView {
                 </select>
             </label>
             <NumberField
-                label="Context length (tokens)"
+                field=Field::MaxModelLen
                 id="context-length"
                 help="--max-model-len: the longest prompt + output one request may have"
-                value=Signal::derive(move || inputs.get().flags.max_model_len.map_or(String::new(), |x| x.to_string()))
-                min=1
-                set=Callback::new(move |n| st.update(true, |i| i.flags.max_model_len = Some(n)))
             />
+            <NumberField field=Field::Users id="users" help="Requests in flight at once"/>
+            <NumberField field=Field::PromptTokens id="prompt-tokens" help="Input tokens per request"/>
+            <NumberField field=Field::OutputTokens id="output-tokens" help="Generated tokens per request"/>
             <NumberField
-                label="Concurrent users"
-                id="users"
-                help="Requests in flight at once"
-                value=Signal::derive(move || inputs.get().workload.users.to_string())
-                min=1
-                set=Callback::new(move |n| st.update(true, |i| i.workload.users = n))
+                field=Field::GpuMemoryUtilization
+                id="gpu-util"
+                help="--gpu-memory-utilization: the fraction of GPU memory vLLM may use (weights + activations + KV cache)"
+                step="0.01"
+                placeholder="engine default"
             />
-            <NumberField
-                label="Prompt tokens"
-                id="prompt-tokens"
-                help="Input tokens per request"
-                value=Signal::derive(move || inputs.get().workload.prompt_tokens.to_string())
-                min=0
-                set=Callback::new(move |n| st.update(true, |i| i.workload.prompt_tokens = n))
-            />
-            <NumberField
-                label="Output tokens"
-                id="output-tokens"
-                help="Generated tokens per request"
-                value=Signal::derive(move || inputs.get().workload.output_tokens.to_string())
-                min=1
-                set=Callback::new(move |n| st.update(true, |i| i.workload.output_tokens = n))
-            />
-            <label class="vf-field" title="--gpu-memory-utilization: the fraction of GPU memory vLLM may use (weights + activations + KV cache)">
-                <span>"GPU memory utilization"</span>
-                <input
-                    type="number"
-                    data-testid="gpu-util"
-                    min="0.05"
-                    max="1"
-                    step="0.01"
-                    prop:value=move || inputs.get().flags.gpu_memory_utilization.map_or(String::new(), |u| u.to_string())
-                    placeholder="engine default"
-                    on:input=move |ev| {
-                        if let Some(u) = parse_f64(event_target_value(&ev).trim()) {
-                            if u > 0.0 && u <= 1.0 {
-                                st.update(true, |i| i.flags.gpu_memory_utilization = Some(u));
-                            }
-                        }
-                    }
-                />
-            </label>
             <label class="vf-field" title="--tensor-parallel-size: split each layer across GPUs. Auto picks the fewest GPUs that fit.">
                 <span>"Tensor parallel"</span>
                 <select
                     data-testid="tp"
                     on:change=move |ev| {
-                        let v = event_target_value(&ev).parse::<u64>().ok();
-                        st.update(false, |i| i.tensor_parallel_size = v);
+                        st.choose(Field::TensorParallelSize, &event_target_value(&ev));
                     }
                     prop:value=move || inputs.get().tensor_parallel_size.map_or("auto".to_string(), |x| x.to_string())
                 >
@@ -303,8 +287,7 @@ pub fn InputsPanel() -> impl IntoView {
                 <select
                     data-testid="pp"
                     on:change=move |ev| {
-                        let v = event_target_value(&ev).parse::<u64>().ok();
-                        st.update(false, |i| i.pipeline_parallel_size = v);
+                        st.choose(Field::PipelineParallelSize, &event_target_value(&ev));
                     }
                     prop:value=move || inputs.get().pipeline_parallel_size.map_or("auto".to_string(), |x| x.to_string())
                 >

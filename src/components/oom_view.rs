@@ -8,41 +8,59 @@ use crate::worker_client::{answer, Latest, Reply};
 use leptos::prelude::*;
 use vramfit_core::units::{fmt_bytes, fmt_count};
 
+/// The question an answer is for: the pasted text and the model's parameter count.
+type AskedFor = (String, Option<u64>);
+
 /// The OOM explainer.
 #[component]
 pub fn OomView() -> impl IntoView {
     let st = expect_context::<AppState>();
     let text = st.oom_text;
     let params = Memo::new(move |_| st.plan.get().ok().map(|p| p.parameters));
-    // The answer for the current text and model; `None` while the text is empty. Only the
-    // latest request's answer is kept.
-    let parsed = RwSignal::new(Option::<Result<Explained, String>>::None);
-    let pending = RwSignal::new(false);
-    let latest = Latest::default();
-    Effect::new(move |_| {
+    // What to ask: the text and the model's parameter count, `None` while the text is empty.
+    let asked = Memo::new(move |_| {
         let t = text.get();
-        let p = params.get();
-        if t.trim().is_empty() {
+        (!t.trim().is_empty()).then(|| (t, params.get()))
+    });
+    // The worker's latest answer, with the question it answers. Written only by the
+    // worker's reply, never by an effect.
+    let answered = RwSignal::new(Option::<(AskedFor, Result<Explained, String>)>::None);
+    let latest = Latest::default();
+    // The one effect: sync with the outside world (the worker).
+    Effect::new(move |_| match asked.get() {
+        None => {
             latest.cancel();
-            parsed.set(None);
-            pending.set(false);
-            return;
         }
-        pending.set(true);
-        let p = p.map_or(wasm_bindgen::JsValue::NULL, |x| x.to_string().into());
-        latest.request(
-            "oom",
-            &[("text", t.into()), ("parameters", p)],
-            move |reply| {
-                let explained = match reply {
-                    Reply::Progress(_) => return,
-                    Reply::Done(json) => answer::<Explained>(&json),
-                    Reply::Failed(e) => Err(e),
-                };
-                parsed.set(Some(explained));
-                pending.set(false);
-            },
-        );
+        Some((t, p)) => {
+            let key = (t.clone(), p);
+            let p = p.map_or(wasm_bindgen::JsValue::NULL, |x| x.to_string().into());
+            latest.request(
+                "oom",
+                &[("text", t.into()), ("parameters", p)],
+                move |reply| {
+                    let explained = match reply {
+                        Reply::Progress(_) => return,
+                        Reply::Done(json) => answer::<Explained>(&json),
+                        Reply::Failed(e) => Err(e),
+                    };
+                    answered.set(Some((key.clone(), explained)));
+                },
+            );
+        }
+    });
+    // The answer shown: the latest one while the text is not empty (kept while a newer
+    // question is pending).
+    let parsed = Signal::derive(move || {
+        asked
+            .with(Option::is_some)
+            .then(|| answered.get().map(|(_, r)| r))
+            .flatten()
+    });
+    let pending = Signal::derive(move || {
+        asked.with(|a| {
+            a.as_ref()
+                .is_some_and(|a| answered.with(|r| r.as_ref().is_none_or(|(k, _)| k != a)))
+        })
     });
     let report_rows = move || {
         let u = st.units.get();

@@ -4,7 +4,7 @@
 //! spreadsheet would run as a formula (`=`, `+`, `-`, `@` first) are prefixed with `'`
 //! (OWASP "CSV injection"), since model names can come from users.
 
-use crate::layout::CostRow;
+use crate::budget::CostRow;
 use crate::plan::Plan;
 use crate::units::{fmt_bytes, fmt_num, Units};
 

@@ -520,9 +520,20 @@ impl Inputs {
         let k = key(field);
         let v = value.trim();
         let auto = k.auto && v == "auto";
+        // An optional number left empty means "no value" (the engine's default).
+        let clear = v.is_empty()
+            && k.default.is_empty()
+            && matches!(k.range, Range::Int { .. } | Range::Float { .. });
         let f = &mut self.flags;
         let w = &mut self.workload;
         match field {
+            Field::GpuMemoryUtilization if clear => f.gpu_memory_utilization = None,
+            Field::MaxNumSeqs if clear => f.max_num_seqs = None,
+            Field::MaxNumBatchedTokens if clear => f.max_num_batched_tokens = None,
+            Field::BlockSize if clear => f.block_size = None,
+            Field::TensorParallelSize if clear => self.tensor_parallel_size = None,
+            Field::PipelineParallelSize if clear => self.pipeline_parallel_size = None,
+            Field::TargetTokensPerS if clear => w.target_tokens_per_s = None,
             Field::Model | Field::Gpu if v.is_empty() => {
                 return Err(format!("{} is empty", k.label));
             }
@@ -712,6 +723,19 @@ mod tests {
             assert!(i.set(f, v).is_err(), "{f:?} {v}");
             assert_eq!(i, before);
         }
+    }
+
+    #[test]
+    fn an_empty_optional_number_is_the_engine_default() {
+        let mut i = Inputs::default();
+        i.set(Field::GpuMemoryUtilization, "0.9").unwrap();
+        i.set(Field::BlockSize, "32").unwrap();
+        i.set(Field::GpuMemoryUtilization, " ").unwrap();
+        i.set(Field::BlockSize, "").unwrap();
+        assert_eq!(i, Inputs::default());
+        // A required number is never emptied.
+        assert!(i.set(Field::Users, "").is_err());
+        assert!(i.set(Field::MaxModelLen, "").is_err());
     }
 
     #[test]

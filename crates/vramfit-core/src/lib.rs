@@ -6,6 +6,7 @@
 //! text). No I/O, no web dependency, byte counts as `u64`. See ARCHITECTURE.md.
 
 pub mod accuracy;
+pub mod budget;
 pub mod catalog;
 pub mod commands;
 pub mod decimal;

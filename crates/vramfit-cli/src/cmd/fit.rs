@@ -73,7 +73,7 @@ pub fn render(cat: &Catalog, p: &Plan, inputs: &Inputs, a: &FitArgs) -> Output {
 
 /// `--find cheapest`: the core's rows (all of them as JSON, the first 20 as a table).
 pub fn cheapest(cat: &Catalog, inputs: &Inputs, json: bool) -> String {
-    let rows = vramfit_core::layout::cheapest(cat, inputs);
+    let rows = vramfit_core::budget::cheapest(cat, inputs);
     if json {
         return pretty_line(&rows);
     }
@@ -223,7 +223,7 @@ mod tests {
     #[test]
     fn fit_cheapest_lists_the_cores_rows() {
         let i = inputs("llama-3.1-8b", "h100-sxm");
-        let rows = vramfit_core::layout::cheapest(&cat(), &i);
+        let rows = vramfit_core::budget::cheapest(&cat(), &i);
         assert!(rows.len() > 10);
         let base = ["llama-3.1-8b", "--gpu", "h100-sxm", "--find", "cheapest"];
         let mut argv = base.to_vec();
