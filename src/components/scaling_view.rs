@@ -14,9 +14,10 @@ pub fn ScalingView() -> impl IntoView {
     let (max_load, set_max_load) = signal(true);
     let data = Memo::new(move |_| {
         let i = st.decoded.get().0;
-        let lengths = max_load
-            .get()
-            .then_some((i.workload.prompt_tokens.max(1), i.workload.output_tokens.max(1)));
+        let lengths = max_load.get().then_some((
+            i.workload.prompt_tokens.max(1),
+            i.workload.output_tokens.max(1),
+        ));
         scaling(&CATALOG, &i, lengths).map_err(|e| e.to_string())
     });
     let scaling_chart = move || data.get().ok().map(|d| charts::scaling_svg(&d));

@@ -50,9 +50,9 @@ pub fn inputs_of(a: &PlanArgs) -> Res<Inputs> {
         })?;
     }
     if let Some(t) = a.target_tokens_per_s.filter(|t| t.is_finite() && *t > 0.0) {
-        i.set(Field::TargetTokensPerS, &t.to_string()).map_err(usage)?;
+        i.set(Field::TargetTokensPerS, &t.to_string())
+            .map_err(usage)?;
     }
     i.flags.expert_parallel = a.enable_expert_parallel;
     Ok(i)
 }
-

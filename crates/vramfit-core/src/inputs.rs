@@ -282,7 +282,10 @@ pub const KEYS: [Key; 17] = [
         flag: "--max-model-len",
         label: "Context length",
         unit: "tokens",
-        range: Range::Int { min: 1, max: 1 << 24 },
+        range: Range::Int {
+            min: 1,
+            max: 1 << 24,
+        },
         default: "8192",
         auto: true,
     },
@@ -292,7 +295,10 @@ pub const KEYS: [Key; 17] = [
         flag: "--max-num-seqs",
         label: "Max sequences",
         unit: "requests",
-        range: Range::Int { min: 1, max: 1 << 16 },
+        range: Range::Int {
+            min: 1,
+            max: 1 << 16,
+        },
         default: "",
         auto: false,
     },
@@ -302,7 +308,10 @@ pub const KEYS: [Key; 17] = [
         flag: "--max-num-batched-tokens",
         label: "Max batched tokens",
         unit: "tokens",
-        range: Range::Int { min: 1, max: 1 << 22 },
+        range: Range::Int {
+            min: 1,
+            max: 1 << 22,
+        },
         default: "",
         auto: false,
     },
@@ -342,7 +351,10 @@ pub const KEYS: [Key; 17] = [
         flag: "--users",
         label: "Concurrent users",
         unit: "requests",
-        range: Range::Int { min: 1, max: 1 << 20 },
+        range: Range::Int {
+            min: 1,
+            max: 1 << 20,
+        },
         default: "1",
         auto: false,
     },
@@ -352,7 +364,10 @@ pub const KEYS: [Key; 17] = [
         flag: "--prompt-tokens",
         label: "Prompt tokens",
         unit: "tokens",
-        range: Range::Int { min: 0, max: 1 << 24 },
+        range: Range::Int {
+            min: 0,
+            max: 1 << 24,
+        },
         default: "1024",
         auto: false,
     },
@@ -362,7 +377,10 @@ pub const KEYS: [Key; 17] = [
         flag: "--output-tokens",
         label: "Output tokens",
         unit: "tokens",
-        range: Range::Int { min: 1, max: 1 << 24 },
+        range: Range::Int {
+            min: 1,
+            max: 1 << 24,
+        },
         default: "256",
         auto: false,
     },
@@ -465,8 +483,8 @@ impl Key {
     }
 
     fn float(&self, v: &str) -> Result<f64, String> {
-        let x = crate::decimal::parse_f64(v.trim())
-            .ok_or_else(|| format!("`{v}` is not a number"))?;
+        let x =
+            crate::decimal::parse_f64(v.trim()).ok_or_else(|| format!("`{v}` is not a number"))?;
         self.check_float(x)
     }
 }
@@ -547,14 +565,11 @@ impl Inputs {
                 );
             }
             Field::KvDtype => {
-                f.kv_dtype =
-                    KvDtype::parse(value).ok_or_else(|| {
-                    format!("unknown KV dtype `{value}` (auto, bf16, fp16, fp8)")
-                })?;
+                f.kv_dtype = KvDtype::parse(value)
+                    .ok_or_else(|| format!("unknown KV dtype `{value}` (auto, bf16, fp16, fp8)"))?;
             }
             Field::Engine => {
-                f.engine =
-                    Engine::parse(value).ok_or_else(|| {
+                f.engine = Engine::parse(value).ok_or_else(|| {
                     format!(
                         "unknown engine `{value}` (vllm, vllm-0.16, sglang, trtllm, transformers)"
                     )
@@ -691,7 +706,11 @@ mod tests {
                     let e = i.set(k.field, &(max + 1).to_string()).unwrap_err();
                     assert_eq!(
                         e,
-                        format!("`{}` must be between {min} and {max}; got {}", k.flag, max + 1)
+                        format!(
+                            "`{}` must be between {min} and {max}; got {}",
+                            k.flag,
+                            max + 1
+                        )
                     );
                     if min > 0 {
                         assert!(i.set(k.field, &(min - 1).to_string()).is_err());

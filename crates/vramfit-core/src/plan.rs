@@ -397,8 +397,12 @@ pub fn plan_arch(
     let problem = match (inputs.tensor_parallel_size, inputs.pipeline_parallel_size) {
         (None, None) => None,
         (tp, _)
-            if crate::layout::ep_problem(&base.model, tp.unwrap_or(1), inputs.flags.expert_parallel)
-                .is_some() =>
+            if crate::layout::ep_problem(
+                &base.model,
+                tp.unwrap_or(1),
+                inputs.flags.expert_parallel,
+            )
+            .is_some() =>
         {
             crate::layout::ep_problem(&base.model, tp.unwrap_or(1), inputs.flags.expert_parallel)
         }

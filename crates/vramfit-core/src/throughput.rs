@@ -281,7 +281,8 @@ pub fn max_load_throughput(
     sc.workload.prompt_tokens = input;
     sc.workload.output_tokens = output;
     sc.flags.max_model_len = Some(
-        sc.flags.max_model_len
+        sc.flags
+            .max_model_len
             .unwrap_or(input + output)
             .max(input + output),
     );

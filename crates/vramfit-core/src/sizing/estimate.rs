@@ -1,0 +1,449 @@
+//! The engine accounting: one scenario on one GPU, step by step (the formula is in the
+//! [parent module's docs](super)).
+//!
+//! # vLLM V1 (default: follows v0.19; `vllm-0.16` selects the v0.11–v0.16 accounting)
+//! Source: `vllm/v1/worker/gpu_worker.py` (`determine_available_memory`),
+//! `vllm/utils/mem_utils.py` (`memory_profiling`), `vllm/v1/core/kv_cache_utils.py`
+//! (`get_kv_cache_config`, `check_enough_kv_cache_memory`,
+//! `get_max_concurrency_for_kv_cache_config`), `vllm/engine/arg_utils.py` (defaults).
+//!
+//! - **Weights** per GPU: see `sizing/weights.rs` ([`weights_per_gpu`]); KV groups and
+//!   blocks: `sizing/kv.rs`.
+//! - **Activation peak** of the profiling run = max(forward pass over
+//!   `max_num_batched_tokens` tokens, sampler warm-up). Forward: the MLP intermediates
+//!   (`gate_up` output `2 × intermediate/TP`, activation output `intermediate/TP`) plus four
+//!   hidden-size buffers per token, in the activation dtype; MoE: `top_k × (3 × moe_intermediate/TP
+//!   + hidden)` per token (fused-MoE intermediate caches). Sampler: `_dummy_sampler_run` over
+//!   `max_num_seqs` rows of full-vocabulary fp32 logits; the measured peak is
+//!   [`SAMPLER_COPIES_V17`] such copies in v0.17+ and [`SAMPLER_COPIES_V11`] in v0.11–v0.16
+//!   (Qwen3-14B on H100: 2.23 GiB vs 5.64 GiB, ../shared/calibration). The retained hidden
+//!   states of the forward (`tokens × hidden × 2 B`) stay allocated during sampling.
+//! - **Defaults** (`arg_utils.py`, `_set_default_args`, OpenAI server): on GPUs with ≥ 70 GiB,
+//!   `max_num_batched_tokens = 8192` and `max_num_seqs = 1024`; below, 2048 and 256.
+//! - **Non-torch increase** during profiling (NCCL communicators, custom all-reduce buffers):
+//!   [`NON_TORCH_TP1_GIB`] at world size 1; [`NON_TORCH_MULTI_GIB`] + [`NON_TORCH_PER_RANK_GIB`]
+//!   × world size above (NCCL's per-peer channel buffers grow with the ranks).
+//! - **CUDA context** (~0.5 GiB at TP1, ~1.5 GiB with NCCL) exists before profiling and is not
+//!   charged to the budget, but nvidia-smi shows it. **CUDA graphs** are captured after KV
+//!   sizing (v0.19 default), also outside the budget: [`CUDA_GRAPH_BASE_GIB`] +
+//!   [`CUDA_GRAPH_PER_LAYER_GIB`] × layers, fitted to the v0.19 logs' "graph capturing took".
+//! - **KV pool into blocks**: the `page` and `num_blocks` of the formula, over the KV groups
+//!   of `sizing/kv.rs` (hybrid sliding-window models: several groups share one pool).
+//!
+//! # SGLang
+//! `python/sglang/srt/model_executor/model_runner.py` (`profile_max_num_token`): the pool is
+//! `mem_fraction_static × total − (total − free after loading weights)`; cell per token as
+//! vLLM's; page size 1.
+//!
+//! # TensorRT-LLM
+//! `docs/source/reference/memory.md`: KV cache = `free_gpu_memory_fraction` (0.9) of the
+//! memory free after weights and the activation buffer (sized by `max_num_tokens` at build);
+//! 32 tokens per block.
+//!
+//! # Hugging Face transformers
+//! Weights at the load dtype, plus a dynamic KV cache for the requests, plus a prefill
+//! activation (logits of the prompt in fp32); `device_map="auto"` splits layers (no TP).
+
+use super::kv::kv_groups_compact;
+use super::{f, gib, to_u64, weights_per_gpu, Engine, Scenario, GIB};
+use super::{
+    Fit, KvGroups, Verdict, Warning, Warnings, CUDA_CONTEXT_GIB, CUDA_CONTEXT_MULTI_GIB,
+    CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, NON_TORCH_MULTI_GIB, NON_TORCH_PER_RANK_GIB,
+    NON_TORCH_TP1_GIB, SAMPLER_COPIES_V11, SAMPLER_COPIES_V17,
+};
+use crate::catalog::Gpu;
+use crate::dtype::{KvDtype, WeightFormat};
+use serde::Serialize;
+
+/// Per-GPU memory breakdown and what it implies.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    /// Engine budget per GPU (utilization × total).
+    pub budget_bytes: u64,
+    /// Total memory of the GPU (driver view).
+    pub gpu_total_bytes: u64,
+    /// Weights on the busiest GPU.
+    pub weights_bytes: u64,
+    /// Activation peak of the profiling run.
+    pub activation_bytes: u64,
+    /// Non-torch memory charged to the budget (NCCL, all-reduce buffers).
+    pub non_torch_bytes: u64,
+    /// CUDA graphs (outside the budget in vLLM v0.19).
+    pub cuda_graph_bytes: u64,
+    /// CUDA context (outside the budget).
+    pub cuda_context_bytes: u64,
+    /// KV pool (0 when negative).
+    pub kv_pool_bytes: u64,
+    /// The pool before clamping, may be negative.
+    pub kv_pool_signed_bytes: i64,
+    /// KV bytes per token on this GPU (all its layers; sliding layers counted in full).
+    pub kv_bytes_per_token: u64,
+    /// Block size in tokens.
+    pub block_size: u64,
+    /// Blocks in the pool.
+    pub kv_blocks: u64,
+    /// Tokens the pool holds (vLLM's "GPU KV cache size").
+    pub kv_tokens: u64,
+    /// KV bytes one request of `max_model_len` needs on this GPU.
+    pub kv_bytes_per_request: u64,
+    /// Requests of `max_model_len` tokens that fit at once.
+    pub max_concurrency: f64,
+    /// Requests of the workload's length (prompt + output) that fit at once.
+    pub max_concurrency_workload: f64,
+    /// Longest `max_model_len` that fits (one request).
+    pub max_model_len_fit: u64,
+    /// `max_model_len` used.
+    pub max_model_len: u64,
+    /// `max_num_seqs` used.
+    pub max_num_seqs: u64,
+    /// `max_num_batched_tokens` used.
+    pub max_num_batched_tokens: u64,
+    /// What nvidia-smi will show per GPU once serving.
+    pub nvidia_smi_bytes: u64,
+    /// KV groups of the busiest stage (vLLM hybrid allocator).
+    pub kv_groups: KvGroups,
+    /// The verdict.
+    pub fit: Fit,
+    /// Plain-words verdict with the fix (text via `Display` / `to_string()`).
+    pub verdict: Verdict,
+    /// Assumptions and warnings (texts via [`Warnings::iter`] / [`Warnings::to_strings`]).
+    pub warnings: Warnings,
+}
+
+/// Sizes one scenario on one GPU. Never fails: "does not fit" is a verdict.
+///
+/// # Example
+/// ```
+/// use vramfit_core::{model::ModelArch, sizing::{estimate, Scenario}};
+/// let cfg = r#"{"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2","hidden_size":3584,
+///  "intermediate_size":18944,"num_hidden_layers":28,"num_attention_heads":28,
+///  "num_key_value_heads":4,"vocab_size":152064,"tie_word_embeddings":false,
+///  "max_position_embeddings":32768}"#;
+/// let mut s = Scenario::new(ModelArch::from_config_str(cfg).unwrap());
+/// s.flags.max_model_len = Some(8192);
+/// let e = estimate(&s, 79.19, None);
+/// assert!(e.kv_tokens > 1_000_000);
+/// ```
+#[must_use]
+pub fn estimate(s: &Scenario, gpu_total_gib: f64, gpu: Option<&Gpu>) -> Estimate {
+    let total = gpu.map_or_else(|| gib(gpu_total_gib), Gpu::usable_bytes);
+    estimate_bytes(s, total)
+}
+
+/// [`estimate`] for a GPU given by its total bytes.
+#[must_use]
+#[allow(clippy::too_many_lines)] // one engine model, step by step, as the module docs read
+pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
+    let m = &s.model;
+    let mut warnings = Warnings::default();
+    let tp = s.tensor_parallel_size.max(1);
+    let world = s.world_size();
+    let util = s
+        .flags
+        .gpu_memory_utilization
+        .filter(|u| u.is_finite() && *u > 0.0 && *u <= 1.0)
+        .unwrap_or_else(|| s.flags.engine.default_memory_fraction());
+    let (def_seqs, def_tokens) = vllm_defaults(gpu_total_bytes);
+    // Clamped to ranges no engine exceeds, so that every product below stays inside u64.
+    let max_model_len = s.model_len().min(1 << 32);
+    let max_num_seqs = s.flags.max_num_seqs.unwrap_or(def_seqs).clamp(1, 1 << 20);
+    let max_num_batched_tokens = s
+        .flags
+        .max_num_batched_tokens
+        .unwrap_or(def_tokens)
+        .clamp(1, 1 << 26);
+    let block_size = s
+        .flags
+        .block_size
+        .unwrap_or_else(|| s.flags.engine.default_block_size())
+        .clamp(1, 1 << 16);
+    if max_model_len > m.max_position_embeddings {
+        warnings.push(Warning::LongerThanModel {
+            max_model_len,
+            max_position_embeddings: m.max_position_embeddings,
+        });
+    }
+    if m.stored_fp32 && s.flags.engine == Engine::Transformers && s.format == WeightFormat::Fp32 {
+        warnings.push(Warning::Fp32Checkpoint);
+    }
+    if !m.heads.is_multiple_of(tp) {
+        warnings.push(Warning::TpDoesNotDivideHeads { tp, heads: m.heads });
+    }
+
+    let weights = weights_per_gpu(s);
+    let act_bytes = 2u64; // activations are 16-bit
+    let budget = to_u64(util * f(gpu_total_bytes));
+
+    // Activation peak (vLLM profiling run).
+    let h = m.hidden;
+    let forward_per_token = {
+        let dense_layers = m.layer_is_moe.iter().any(|x| !*x);
+        let mlp = if !dense_layers {
+            0
+        } else if m.gated_mlp {
+            3 * m.intermediate / tp
+        } else {
+            2 * m.intermediate / tp
+        };
+        (mlp + 4 * h) * act_bytes
+    };
+    let forward_peak = forward_per_token * max_num_batched_tokens;
+    let copies = match s.flags.engine {
+        Engine::Vllm { minor } if minor <= 16 => SAMPLER_COPIES_V11,
+        _ => SAMPLER_COPIES_V17,
+    };
+    let sampler_peak =
+        to_u64(copies * f(max_num_seqs * m.vocab * 4)) + max_num_batched_tokens * h * act_bytes;
+    // Fused-MoE intermediate caches stay allocated as a workspace (vLLM
+    // `fused_moe.py`, `intermediate_cache1..3`): T × top_k × (2N + N + hidden) × 2 B.
+    let moe_workspace = match m.moe {
+        Some(moe) if m.layer_is_moe.iter().any(|x| *x) => {
+            max_num_batched_tokens
+                * moe.experts_per_token
+                * (3 * moe.expert_intermediate.div_ceil(tp) + h)
+                * act_bytes
+        }
+        _ => 0,
+    };
+    let (activation, non_torch, cuda_graph, context) = match s.flags.engine {
+        Engine::Vllm { minor } => {
+            let non_torch = if world == 1 {
+                if minor >= 18 {
+                    NON_TORCH_TP1_GIB
+                } else {
+                    0.13
+                }
+            } else {
+                NON_TORCH_MULTI_GIB + NON_TORCH_PER_RANK_GIB * f(world)
+            };
+            let layers_stage = m.layers.div_ceil(s.pipeline_parallel_size.max(1));
+            let moe_factor = if m.moe.is_some() { 1.3 } else { 1.0 };
+            let graphs =
+                (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * f(layers_stage)) * moe_factor;
+            let ctx = if world == 1 {
+                CUDA_CONTEXT_GIB
+            } else {
+                CUDA_CONTEXT_MULTI_GIB
+            };
+            (
+                forward_peak.max(sampler_peak) + moe_workspace,
+                gib(non_torch),
+                gib(graphs),
+                gib(ctx),
+            )
+        }
+        Engine::Sglang => {
+            // SGLang reserves (1 - mem_fraction_static) for activations and graphs; charge
+            // nothing extra to the static part.
+            (
+                0,
+                0,
+                0,
+                gib(if world == 1 {
+                    CUDA_CONTEXT_GIB
+                } else {
+                    CUDA_CONTEXT_MULTI_GIB
+                }),
+            )
+        }
+        Engine::TrtLlm => {
+            // Activation buffer sized for max_num_tokens (8192 default) at build time.
+            (
+                forward_peak,
+                0,
+                0,
+                gib(if world == 1 {
+                    CUDA_CONTEXT_GIB
+                } else {
+                    CUDA_CONTEXT_MULTI_GIB
+                }),
+            )
+        }
+        Engine::Transformers => {
+            // Prefill of the whole prompt batch at once: the fp32 logits dominate.
+            let tokens = s
+                .workload
+                .prompt_tokens
+                .clamp(1, 1 << 32)
+                .saturating_mul(s.workload.users.clamp(1, 1 << 20));
+            let logits = tokens.saturating_mul(m.vocab * 4);
+            (
+                forward_per_token
+                    .saturating_mul(tokens)
+                    .saturating_add(logits),
+                0,
+                0,
+                gib(CUDA_CONTEXT_GIB),
+            )
+        }
+    };
+
+    let pool_signed: i64 = match s.flags.engine {
+        Engine::Sglang => {
+            i128_to_i64(i128::from(budget) - i128::from(weights) - i128::from(context))
+        }
+        Engine::TrtLlm => {
+            let free = i128::from(gpu_total_bytes)
+                - i128::from(weights)
+                - i128::from(activation)
+                - i128::from(context);
+            // OK because: util ≤ 1 and |free| < 2^63.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+            let v = (util * free as f64) as i128;
+            i128_to_i64(v)
+        }
+        Engine::Transformers => i128_to_i64(
+            i128::from(budget) - i128::from(weights) - i128::from(activation) - i128::from(context),
+        ),
+        Engine::Vllm { .. } => i128_to_i64(
+            i128::from(budget)
+                - i128::from(weights)
+                - i128::from(activation)
+                - i128::from(non_torch),
+        ),
+    };
+    let pool = u64::try_from(pool_signed).unwrap_or(0);
+
+    // KV layout.
+    let per_layer = m.kv_bytes_per_token_layer(s.kv_bytes(), tp);
+    let groups = kv_groups_compact(s);
+    let group_size = groups.group_size();
+    let layers_on_gpu = groups.layers();
+    let kv_bytes_per_token = per_layer * layers_on_gpu;
+    let page = block_size * per_layer;
+    let kv_blocks = if page == 0 {
+        0
+    } else {
+        pool / page.saturating_mul(group_size)
+    };
+    let n_groups = groups.count().max(1);
+    let kv_tokens = kv_blocks / n_groups * block_size;
+    // Blocks one request of `len` tokens needs, over all groups (vLLM
+    // `get_max_concurrency_for_kv_cache_config`).
+    let blocks_for = |len: u64| groups.blocks_for_len(block_size, max_num_batched_tokens, len);
+    let req_blocks = blocks_for(max_model_len);
+    let kv_bytes_per_request = req_blocks.saturating_mul(page).saturating_mul(group_size);
+    let max_concurrency = if req_blocks == 0 {
+        0.0
+    } else {
+        f(kv_blocks) / f(req_blocks)
+    };
+    let workload_len = s
+        .workload
+        .prompt_tokens
+        .saturating_add(s.workload.output_tokens)
+        .clamp(1, max_model_len);
+    let wl_blocks = blocks_for(workload_len);
+    let max_concurrency_workload = if wl_blocks == 0 {
+        0.0
+    } else {
+        f(kv_blocks) / f(wl_blocks)
+    };
+    // Longest single request that fits.
+    // Capped at the model's max_position_embeddings: vLLM refuses longer max_model_len.
+    let max_model_len_fit = groups.longest_fitting_len(
+        block_size,
+        max_num_batched_tokens,
+        kv_blocks,
+        m.max_position_embeddings.max(1),
+    );
+
+    let nvidia_smi = match s.flags.engine {
+        Engine::Vllm { .. } => budget.max(weights + activation + non_torch) + cuda_graph + context,
+        _ => weights + pool + activation + context,
+    };
+
+    let fit = if weights + activation + non_torch > budget {
+        Fit::WeightsTooLarge
+    } else if kv_blocks < req_blocks {
+        Fit::KvTooSmall
+    } else if max_concurrency_workload + 1e-9 < f(s.workload.users) {
+        Fit::FitsWithQueueing
+    } else {
+        Fit::Fits
+    };
+    let verdict = Verdict {
+        fit,
+        pool: pool_signed,
+        per_request: kv_bytes_per_request,
+        len_fit: max_model_len_fit,
+        conc: max_concurrency_workload,
+        util,
+        tp,
+        kv_fp8: s.flags.kv_dtype == KvDtype::Fp8,
+        model_len: s.model_len(),
+        // Wrapping as the text always did (release arithmetic); the plan reports workloads.
+        workload_tokens: s
+            .workload
+            .prompt_tokens
+            .wrapping_add(s.workload.output_tokens),
+        users: s.workload.users,
+    };
+    Estimate {
+        budget_bytes: budget,
+        gpu_total_bytes,
+        weights_bytes: weights,
+        activation_bytes: activation,
+        non_torch_bytes: non_torch,
+        cuda_graph_bytes: cuda_graph,
+        cuda_context_bytes: context,
+        kv_pool_bytes: pool,
+        kv_pool_signed_bytes: pool_signed,
+        kv_bytes_per_token,
+        block_size,
+        kv_blocks,
+        kv_tokens,
+        kv_bytes_per_request,
+        max_concurrency,
+        max_concurrency_workload,
+        max_model_len_fit,
+        max_model_len,
+        max_num_seqs,
+        max_num_batched_tokens,
+        nvidia_smi_bytes: nvidia_smi,
+        kv_groups: groups,
+        fit,
+        verdict,
+        warnings,
+    }
+}
+
+impl Estimate {
+    /// Longest context (prompt + output) each of `users` concurrent requests can have:
+    /// the largest `L` with `users × blocks(L) ≤ blocks in the pool`.
+    #[must_use]
+    pub fn longest_len_for_users(&self, users: u64) -> u64 {
+        let users = users.max(1);
+        let fits = |l: u64| {
+            users.saturating_mul(self.kv_groups.blocks_for_len(
+                self.block_size,
+                self.max_num_batched_tokens,
+                l,
+            )) <= self.kv_blocks
+        };
+        let (mut lo, mut hi) = (0u64, self.kv_tokens.saturating_mul(64).clamp(1, 1 << 40));
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+}
+
+fn i128_to_i64(v: i128) -> i64 {
+    i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// Default `max_num_seqs` and `max_num_batched_tokens` of vLLM's OpenAI server for a GPU.
+#[must_use]
+pub fn vllm_defaults(gpu_bytes: u64) -> (u64, u64) {
+    if gpu_bytes >= 70 * GIB {
+        (1024, 8192)
+    } else {
+        (256, 2048)
+    }
+}

@@ -1,0 +1,232 @@
+//! The verdict of an estimate and its warnings: kept as the numbers they quote, written out
+//! only when displayed (`Display`, `to_string()`), serialized as their texts.
+
+use super::{f, GIB};
+use serde::Serialize;
+use std::fmt;
+
+/// The memory verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fit {
+    /// Starts and serves the workload.
+    Fits,
+    /// Starts, but the workload's concurrency exceeds what the KV pool holds at once
+    /// (requests queue).
+    FitsWithQueueing,
+    /// One request of `max_model_len` does not fit in the KV pool.
+    KvTooSmall,
+    /// Weights and runtime alone exceed the budget.
+    WeightsTooLarge,
+}
+
+/// The plain-words verdict of an [`Estimate`](super::Estimate) with the fix, kept as the
+/// numbers it quotes and written out only when displayed (`Display`, `to_string()`;
+/// serialized as its text).
+#[derive(Clone, PartialEq)]
+pub struct Verdict {
+    pub(super) fit: Fit,
+    /// KV pool before clamping.
+    pub(super) pool: i64,
+    /// KV bytes of one request of `max_model_len`.
+    pub(super) per_request: u64,
+    /// Longest `max_model_len` that fits.
+    pub(super) len_fit: u64,
+    /// Requests of the workload's length that fit at once.
+    pub(super) conc: f64,
+    /// Memory fraction used.
+    pub(super) util: f64,
+    /// Tensor parallel size (at least 1).
+    pub(super) tp: u64,
+    /// Whether the KV cache is already fp8.
+    pub(super) kv_fp8: bool,
+    /// The scenario's `max_model_len`.
+    pub(super) model_len: u64,
+    /// Prompt + output tokens of one request.
+    pub(super) workload_tokens: u64,
+    /// Concurrent users.
+    pub(super) users: u64,
+}
+
+/// `{:.2} GiB` of a signed byte count (display only).
+struct GibSigned(i64);
+
+impl fmt::Display for GibSigned {
+    fn fmt(&self, fm: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // OK because: display only.
+        #[allow(clippy::cast_precision_loss)]
+        let v = self.0 as f64 / f(GIB);
+        write!(fm, "{v:.2} GiB")
+    }
+}
+
+/// `{:.2} GiB` of a byte count.
+struct Gib(u64);
+
+impl fmt::Display for Gib {
+    fn fmt(&self, fm: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(fm, "{:.2} GiB", f(self.0) / f(GIB))
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let util = self.util;
+        let conc = self.conc;
+        let next_tp = self.tp.wrapping_mul(2).min(64);
+        let fp8_hint = if self.kv_fp8 {
+            ""
+        } else {
+            ", `--kv-cache-dtype fp8`"
+        };
+        match self.fit {
+            Fit::WeightsTooLarge => write!(
+                f,
+                "will not start: weights and runtime need more than the {util:.2} × memory budget (KV pool would be {}) — use `--tensor-parallel-size {next_tp}`, a smaller format (fp8 or int4), or a GPU with more memory",
+                GibSigned(self.pool)
+            ),
+            Fit::KvTooSmall => {
+                let len_fit = self.len_fit;
+                let round = (len_fit / 1000) * 1000;
+                let len_hint = if round >= 1000 { round } else { len_fit };
+                write!(
+                    f,
+                    "will not start: one request of {} tokens needs {} of KV cache, the pool is {} — use `--max-model-len {len_hint}`{fp8_hint}, or `--tensor-parallel-size {next_tp}`",
+                    self.model_len,
+                    Gib(self.per_request),
+                    GibSigned(self.pool)
+                )
+            }
+            Fit::FitsWithQueueing => write!(
+                f,
+                "starts, but only {conc:.1} requests of {} tokens fit in the KV cache at once; {} users will queue — add GPUs (`--tensor-parallel-size {next_tp}` or replicas){fp8_hint}",
+                self.workload_tokens,
+                self.users
+            ),
+            Fit::Fits => write!(
+                f,
+                "fits: KV pool {} holds {conc:.1} concurrent requests of {} tokens",
+                GibSigned(self.pool),
+                self.workload_tokens
+            ),
+        }
+    }
+}
+
+impl fmt::Debug for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_string(), f)
+    }
+}
+
+impl Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_str(self)
+    }
+}
+
+/// One assumption or warning of an [`Estimate`](super::Estimate); its text via `Display`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Warning {
+    /// `max_model_len` exceeds the model's `max_position_embeddings`.
+    LongerThanModel {
+        /// The `max_model_len` used.
+        max_model_len: u64,
+        /// The model's `max_position_embeddings`.
+        max_position_embeddings: u64,
+    },
+    /// An fp32 checkpoint loaded at fp32 by transformers.
+    Fp32Checkpoint,
+    /// The tensor parallel size does not divide the attention heads.
+    TpDoesNotDivideHeads {
+        /// Tensor parallel size.
+        tp: u64,
+        /// Attention heads.
+        heads: u64,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::LongerThanModel {
+                max_model_len,
+                max_position_embeddings,
+            } => write!(
+                f,
+                "max_model_len {max_model_len} exceeds the model's max_position_embeddings {max_position_embeddings}; vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+            ),
+            Self::Fp32Checkpoint => f.write_str("this is an fp32 checkpoint: 4 bytes per parameter; load it with torch_dtype=torch.bfloat16 to halve it"),
+            Self::TpDoesNotDivideHeads { tp, heads } => write!(
+                f,
+                "tensor_parallel_size {tp} does not divide {heads} attention heads: vLLM refuses this layout"
+            ),
+        }
+    }
+}
+
+impl fmt::Debug for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_string(), f)
+    }
+}
+
+impl Serialize for Warning {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_str(self)
+    }
+}
+
+/// The warnings of an [`Estimate`](super::Estimate), in order (at most one of each
+/// [`Warning`] kind); serialized as a list of texts.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct Warnings([Option<Warning>; 3]);
+
+impl Warnings {
+    pub(super) fn push(&mut self, w: Warning) {
+        if let Some(slot) = self.0.iter_mut().find(|x| x.is_none()) {
+            *slot = Some(w);
+        }
+    }
+
+    /// The warnings, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Warning> + '_ {
+        self.0.iter().flatten().copied()
+    }
+
+    /// How many.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0[0].is_none()
+    }
+
+    /// Their texts, in order.
+    #[must_use]
+    pub fn to_strings(&self) -> Vec<String> {
+        self.iter().map(|w| w.to_string()).collect()
+    }
+}
+
+impl fmt::Debug for Warnings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Warnings {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(self.iter())
+    }
+}
+
+/// Formats bytes as GiB with two decimals.
+#[must_use]
+pub fn fmt_gib(bytes: u64) -> String {
+    Gib(bytes).to_string()
+}

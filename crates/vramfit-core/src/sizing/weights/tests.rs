@@ -1,0 +1,46 @@
+use super::*;
+use crate::catalog::Catalog;
+use crate::dtype::WeightFormat;
+
+#[test]
+fn stage_weights_match_walking_every_layer() {
+    let cat = Catalog::bundled();
+    for entry in &cat.models {
+        let mut s = Scenario::new(entry.arch().unwrap());
+        for (format, tp, pp) in [
+            (WeightFormat::Bf16, 1, 1),
+            (WeightFormat::Fp8, 2, 3),
+            (WeightFormat::Int4Awq, 8, 4),
+            (WeightFormat::Fp8Ffn, 4, 8),
+        ] {
+            s.format = format;
+            s.tensor_parallel_size = tp;
+            s.pipeline_parallel_size = pp;
+            let stages = stage_weights(&s);
+            assert_eq!(stages.iter().copied().max(), Some(weights_per_gpu(&s)));
+            // Every layer through `layer_params` (what sizing did before counting kinds).
+            let (m, hp) = (&s.model, s.format.high_precision_bytes());
+            let layer = |i: u64| layer_bytes_per_rank(&s, &m.layer_params(i));
+            let pp = pp.min(m.layers.max(1));
+            let (base, rem) = (m.layers / pp, m.layers % pp);
+            let vocab_shard = ceil_div(m.vocab.div_ceil(64) * 64, tp) * m.hidden * hp;
+            let mut start = 0;
+            for (stage, bytes) in (0..pp).zip(&stages) {
+                let n = base + u64::from(stage >= pp - rem);
+                let mut walked: u64 = (start..start + n).map(layer).sum();
+                start += n;
+                walked += m.rope_cache_bytes;
+                if stage == 0 {
+                    walked += vocab_shard + ceil_div(m.extra_params, tp) * hp;
+                }
+                if stage == pp - 1 {
+                    walked += m.hidden * hp;
+                    if !m.tied_embeddings || pp > 1 {
+                        walked += vocab_shard;
+                    }
+                }
+                assert_eq!(*bytes, walked, "{} stage {stage}", entry.id);
+            }
+        }
+    }
+}
