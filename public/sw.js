@@ -1,58 +1,62 @@
-// vramfit service worker: makes the app work offline after one visit.
-// On install it reads index.html and pre-caches every asset it names (Trunk emits them
-// with content hashes, so a new build means new names and a new cache), including the
-// import worker's files (named in a <meta>, fetched by the page only on first use), plus the
-// catalog's sources (fetched by the Catalog view, not by the first load). Navigations are
-// network-first with the cached page as fallback; assets are cache-first.
-const CACHE = 'vramfit-v1';
-const ASSET = /["'](\/?[^"'\s]+\.(?:js|wasm|css|webmanifest|svg|png))["']/g;
+// vramfit service worker: the app offline after one visit, each file downloaded once.
+// scripts/sw_files.py (build time) rewrites the BUILD line: the build's id (a hash over all
+// its files) and its files, HASHED (named by their content, all named in index.html) and
+// PLAIN (manifest, icons). Each build has its own cache, vramfit-<BUILD>; activating deletes
+// the app's other caches.
+// Install fills the cache without downloading again what the page has just fetched: a
+// hashed file comes from an older build's cache or from the HTTP cache (`force-cache`: a
+// name that carries its content's hash is the same bytes at any age); index.html and the
+// plain files are revalidated (`no-cache`). A page that does not name this build's files
+// (a deploy under way) or a failed fetch fails the install: the old worker stays.
+// Fetch: this build's files cache-first; navigations to the app network-first with the
+// page cached at install as the fallback; anything else goes to the network untouched.
+const BUILD = "dev", HASHED = [], PLAIN = [];
+const CACHE = 'vramfit-' + BUILD;
+const abs = (u) => new URL(u, self.location).href;
+const OWN = new Set([...HASHED, ...PLAIN].map(abs));
+const PAGES = new Set([abs('./'), abs('./index.html')]);
+
+const put = async (cache, url, res) => {
+  if (!res?.ok) throw new Error(`${url}: ${res?.status}`);
+  await cache.put(url, res);
+};
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
-    const res = await fetch('./', { cache: 'no-store' });
-    const html = await res.clone().text();
-    await cache.put('./', res);
-    const urls = new Set(['manifest.webmanifest', 'icon.svg', 'icon-192.png', 'icon-512.png', 'catalog-sources.json']);
-    for (const m of html.matchAll(ASSET)) urls.add(m[1]);
-    await Promise.all([...urls].map(async (u) => {
-      try {
-        const r = await fetch(u, { cache: 'no-store' });
-        if (r.ok) await cache.put(u, r);
-      } catch (_) { /* offline during install: skip */ }
-    }));
+    const page = await fetch('./', { cache: 'no-cache' });
+    const html = await page.clone().text();
+    if (!HASHED.every((u) => html.includes(u))) throw new Error(`index.html is not build ${BUILD}'s`);
+    await Promise.all([
+      put(cache, './', page),
+      ...HASHED.map(async (u) => put(cache, u, (await caches.match(u)) || (await fetch(u, { cache: 'force-cache' })))),
+      ...PLAIN.map(async (u) => put(cache, u, await fetch(u, { cache: 'no-cache' }))),
+    ]);
     await self.skipWaiting();
   })());
 });
 
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
-    for (const k of await caches.keys()) if (k !== CACHE) await caches.delete(k);
+    for (const k of await caches.keys()) if (k.startsWith('vramfit-') && k !== CACHE) await caches.delete(k);
     await self.clients.claim();
   })());
 });
 
 self.addEventListener('fetch', (event) => {
   const req = event.request;
-  if (req.method !== 'GET' || new URL(req.url).origin !== self.location.origin) return;
-  if (req.mode === 'navigate') {
+  const url = req.url.split('?')[0];
+  if (req.method !== 'GET') return;
+  if (OWN.has(url)) {
     event.respondWith((async () => {
-      try {
-        const fresh = await fetch(req);
-        const cache = await caches.open(CACHE);
-        cache.put('./', fresh.clone());
-        return fresh;
-      } catch (_) {
-        return (await caches.match('./')) || Response.error();
-      }
+      const cache = await caches.open(CACHE);
+      const hit = await cache.match(url);
+      if (hit) return hit;
+      const res = await fetch(req);
+      if (res.status === 200) cache.put(url, res.clone());
+      return res;
     })());
-    return;
+  } else if (req.mode === 'navigate' && PAGES.has(url)) {
+    event.respondWith(fetch(req).catch(async () => (await (await caches.open(CACHE)).match('./')) || Response.error()));
   }
-  event.respondWith((async () => {
-    const hit = await caches.match(req, { ignoreSearch: true });
-    if (hit) return hit;
-    const res = await fetch(req);
-    if (res.ok) (await caches.open(CACHE)).put(req, res.clone());
-    return res;
-  })());
 });

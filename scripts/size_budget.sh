@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Transfer budgets, gzip -9, with a per-file table:
 # - first load: index.html, the service worker and every file index.html names (the app's
-#   js, wasm, css, manifest and icon), except the import worker's;
+#   js, wasm, css, manifest and icon), except the import worker's and the catalog's sources
+#   (catalog-sources-<hash>.json, fetched when the Catalog view opens);
 # - the import worker (src/worker/: safetensors import, OOM diagnosis), fetched on first
 #   use of those features (and pre-cached by the service worker after the first load).
 # Budgets (bytes) live in scripts/size_budget.txt and scripts/worker_budget.txt; lower them
@@ -15,7 +16,7 @@ for f in dist/*; do
   n=$(basename "$f")
   case "$n" in index.html | sw.js) continue ;; esac
   grep -qF "$n" dist/index.html || continue
-  case "$n" in vramfit-worker*) worker+=("$f") ;; *) first+=("$f") ;; esac
+  case "$n" in vramfit-worker*) worker+=("$f") ;; catalog-sources-*) ;; *) first+=("$f") ;; esac
 done
 fail=0
 table() { # title budget-file files...

@@ -3,8 +3,8 @@
 
 Trunk builds the worker (`src/worker/`, `data-type="worker"` in index.html) without content
 hashes, because a worker's URL is chosen at run time. An unhashed file would let the service
-worker's cache-first rule serve an old worker to a new page, so this post-build hook
-(Trunk.toml):
+worker's cache-first rule serve an old worker to a new page, so this post-build step
+(scripts/post_build.py):
 - renames `vramfit-worker.js` and `vramfit-worker_bg.wasm` to `vramfit-worker-<hash>…`,
   the hash taken over both and the loader;
 - writes the loader `vramfit-worker-<hash>_loader.js` (a classic worker script that holds

@@ -45,11 +45,12 @@ thread_local! {
     static CLIENT: RefCell<Option<Client>> = const { RefCell::new(None) };
 }
 
-/// The worker's loader script, as named in index.html.
-fn worker_url() -> Option<String> {
+/// The `content` of the `<meta>` that `selector` finds in index.html: the build hooks name
+/// content-hashed files there (the worker's loader, the catalog's sources).
+pub(crate) fn meta_content(selector: &str) -> Option<String> {
     web_sys::window()?
         .document()?
-        .query_selector("meta[name=vramfit-worker]")
+        .query_selector(selector)
         .ok()??
         .get_attribute("content")
 }
@@ -121,7 +122,8 @@ fn on_error(ev: &Event) {
 }
 
 fn start() -> Result<Client, String> {
-    let url = worker_url().ok_or("this build has no import worker (index.html names none)")?;
+    let url = meta_content("meta[name=vramfit-worker]")
+        .ok_or("this build has no import worker (index.html names none)")?;
     let worker =
         Worker::new(&url).map_err(|e| format!("could not start the import worker: {e:?}"))?;
     let on_msg = Closure::<dyn Fn(MessageEvent)>::new(|ev: MessageEvent| on_message(&ev));

@@ -1,6 +1,7 @@
 //! The catalog: models and GPUs, searchable, each with its source. The sources are not in
-//! the first-load bundle: the view fetches `catalog-sources.json` (written next to the
-//! bundle at build time, pre-cached by the service worker) when it opens.
+//! the first-load bundle: the view fetches them when it opens, from the file that
+//! `<meta name="vramfit-sources">` names (`catalog-sources-<hash>.json`, written next to the
+//! bundle at build time by `scripts/catalog_sources.py`, pre-cached by the service worker).
 
 use crate::state::CATALOG;
 use leptos::prelude::*;
@@ -70,10 +71,13 @@ pub fn CatalogView() -> impl IntoView {
     let (sources, set_sources) = signal::<Loaded>(cached.map(Ok));
     if fetch {
         leptos::task::spawn_local(async move {
-            let got = fetch_text("catalog-sources.json")
-                .await
-                .and_then(|text| Sources::from_json(text.as_bytes()))
-                .map(Arc::new);
+            // The sources' file name (content-hashed) is in index.html.
+            let got = match crate::worker_client::meta_content("meta[name=vramfit-sources]") {
+                Some(url) => fetch_text(&url).await,
+                None => Err("index.html names no catalog sources".to_string()),
+            }
+            .and_then(|text| Sources::from_json(text.as_bytes()))
+            .map(Arc::new);
             if let Ok(s) = &got {
                 FETCHED.with(|f| *f.borrow_mut() = Some(Arc::clone(s)));
             }

@@ -20,14 +20,15 @@ export async function launch() {
   });
 }
 
-export async function startServer(opts) {
-  if (!fs.existsSync(path.join(DIST, 'index.html'))) throw new Error('dist/ is missing: run trunk build --release first');
-  return serve(DIST, opts);
+export async function startServer(opts, root = DIST) {
+  if (!fs.existsSync(path.join(root, 'index.html'))) throw new Error(`${root}/ is missing: run trunk build --release first`);
+  return serve(root, opts);
 }
 
-/** A page that records console errors and uncaught exceptions (a Rust panic shows as both). */
-export async function newPage(browser, { width = 1280, height = 900, colorScheme = 'light' } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, colorScheme });
+/** A page that records console errors and uncaught exceptions (a Rust panic shows as both).
+ * `serviceWorkers: 'block'` keeps the service worker from registering. */
+export async function newPage(browser, { width = 1280, height = 900, colorScheme = 'light', serviceWorkers = 'allow' } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme, serviceWorkers });
   const page = await context.newPage();
   page.errors = [];
   page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });

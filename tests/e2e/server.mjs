@@ -1,7 +1,11 @@
 // Static server for the browser tests: serves a folder on 127.0.0.1 (random port), with
 // HTTP Range support (206 / 416) and correct MIME types. `routes` can add extra folders
 // (for the Hugging Face import tests), a switch to ignore Range, and `delay` (ms by path
-// prefix) to play a slow network.
+// prefix) to play a slow network. Cache headers as a static host sends them: a file named by
+// its content hash (`name-<16 hex>.ext`) is `immutable`, anything else (index.html, sw.js,
+// manifest, icons) `no-cache` with an ETag, answered 304 when it still matches; `cache:
+// 'none'` sends `no-cache` and no validator for everything. `setRoot` swaps the folder (a
+// new deploy); `stats.wire()` is every byte written to the sockets, headers included.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,8 +16,11 @@ const MIME = {
   '.webmanifest': 'application/manifest+json', '.svg': 'image/svg+xml', '.png': 'image/png',
 };
 
-export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true, status = {}, delay = {} } = {}) {
-  const stats = { requests: [], bytesSent: 0 };
+const HASHED = /-[0-9a-f]{16}(?=[._])/;
+
+export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true, status = {}, delay = {}, cache = 'http' } = {}) {
+  const sockets = new Set();
+  const stats = { requests: [], bytesSent: 0, wire: () => [...sockets].reduce((n, s) => n + s.bytesWritten, 0) };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     const wait = Object.entries(delay).find(([prefix]) => url.pathname.startsWith(prefix));
@@ -55,18 +62,29 @@ export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true,
       fs.createReadStream(file, { start, end }).pipe(res);
       return;
     }
-    res.writeHead(200, { 'Content-Type': type, 'Content-Length': st.size, 'Cache-Control': 'no-cache' });
-    stats.requests.push({ url: req.url, status: 200 });
+    const headers = { 'Content-Type': type, 'Content-Length': st.size, 'Cache-Control': 'no-cache' };
+    if (cache === 'http') {
+      if (HASHED.test(path.basename(file))) headers['Cache-Control'] = 'public, max-age=31536000, immutable';
+      headers.ETag = `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
+      if (req.headers['if-none-match'] === headers.ETag) {
+        res.writeHead(304, { ETag: headers.ETag, 'Cache-Control': headers['Cache-Control'] }).end();
+        stats.requests.push({ url: req.url, status: 304 });
+        return;
+      }
+    }
+    res.writeHead(200, headers);
+    stats.requests.push({ url: req.url, status: 200, bytes: st.size });
     const s = fs.createReadStream(file);
     s.on('data', (c) => { stats.bytesSent += c.length; });
     s.on('error', () => res.destroy());
     res.on('close', () => s.destroy());
     s.pipe(res);
   });
+  server.on('connection', (s) => sockets.add(s));
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}`, port, stats, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) });
+      resolve({ url: `http://127.0.0.1:${port}`, port, stats, setRoot: (dir) => { root = dir; }, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) });
     });
   });
 }

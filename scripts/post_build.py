@@ -1,0 +1,16 @@
+#!/usr/bin/env python3
+"""Trunk's post-build hook (Trunk.toml): the steps that name files by their content and
+write the names where the app reads them, in order. Trunk runs the hooks of one stage at
+the same time, and these edit the same index.html (and the last reads what the others
+wrote), so they are one hook. Each step also runs alone on a build folder:
+`python3 scripts/<step>.py DIR`.
+"""
+import os
+import pathlib
+import subprocess
+import sys
+
+here = pathlib.Path(__file__).resolve().parent
+out = sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"]
+for step in ("catalog_sources.py", "worker_files.py", "sw_files.py"):
+    subprocess.run([sys.executable, str(here / step), out], check=True)

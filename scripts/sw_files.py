@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Writes this build's file list and cache name into the service worker (sw.js).
+
+The service worker pre-caches the whole build into a cache of its own, `vramfit-<BUILD>`,
+and deletes every other cache of the app when it activates (public/sw.js). This step, the
+last of scripts/post_build.py (a Trunk post-build hook), replaces sw.js's `const BUILD = …`
+line with:
+- BUILD: a hash over every file's name and content (index.html included), so a new build
+  means a new sw.js (which the browser takes as an update) and a new cache;
+- HASHED: the files named by their content (Trunk's hashes, worker_files.py's,
+  catalog_sources.py's): the same name is the same bytes, so the service worker may take
+  them from an older build's cache or from the HTTP cache. Every one must be named in
+  index.html: the service worker checks that the page it caches names them all;
+- PLAIN: the other files (web manifest, icons), which it revalidates.
+It also drops the template's whole-line comments (sw.js is part of the first load).
+Idempotent: run again on a changed build folder, it rewrites the line. Writes into
+$TRUNK_STAGING_DIR, or into the directory given as the first argument.
+"""
+import hashlib
+import json
+import os
+import pathlib
+import re
+import sys
+
+out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"])
+sw, index = out / "sw.js", out / "index.html"
+HASHED_NAME = re.compile(r"-[0-9a-f]{16}(?=[._])")
+files = sorted(
+    f.relative_to(out).as_posix() for f in out.rglob("*") if f.is_file() and f != sw
+)
+build = hashlib.sha256()
+for name in files:
+    build.update(name.encode() + b"\0" + hashlib.sha256((out / name).read_bytes()).digest())
+html = index.read_text(encoding="utf-8")
+hashed = [n for n in files if HASHED_NAME.search(n)]
+plain = [n for n in files if n != "index.html" and n not in hashed]
+missing = [n for n in hashed if n not in html]
+if missing:
+    sys.exit(f"sw_files.py: index.html does not name {', '.join(missing)}")
+line = "const BUILD = {}, HASHED = {}, PLAIN = {};".format(
+    *(json.dumps(v, separators=(",", ":")) for v in (build.hexdigest()[:16], hashed, plain))
+)
+src = sw.read_text(encoding="utf-8")
+src, n = re.subn(r"^const BUILD = .*$", lambda _: line, src, count=1, flags=re.M)
+if n != 1:
+    sys.exit("sw_files.py: sw.js has no `const BUILD = …` line")
+src = "".join(l for l in src.splitlines(keepends=True) if not l.lstrip().startswith("//"))
+sw.write_text(src, encoding="utf-8")
