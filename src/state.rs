@@ -5,13 +5,13 @@ use crate::protocol::Imported;
 use leptos::prelude::*;
 use std::sync::LazyLock;
 use vramfit_core::catalog::Catalog;
+use vramfit_core::inputs::Field;
 use vramfit_core::model::ModelArch;
 use vramfit_core::plan::{custom_plan, plan, resolve_gpu, Inputs, Plan};
 use vramfit_core::share::{self, Notice};
 use vramfit_core::units::Units;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen::{closure::Closure, JsCast};
-use vramfit_core::inputs::Field;
 
 /// The bundled catalog, parsed once.
 pub static CATALOG: LazyLock<Catalog> = LazyLock::new(Catalog::bundled);
@@ -256,7 +256,12 @@ impl AppState {
     pub fn choose(&self, field: Field, value: &str) {
         let mut i = self.decoded.get_untracked().0;
         if i.set(field, value).is_ok() {
-            self.go(&i, self.view.get_untracked(), self.units.get_untracked(), false);
+            self.go(
+                &i,
+                self.view.get_untracked(),
+                self.units.get_untracked(),
+                false,
+            );
         }
     }
 

@@ -2,9 +2,9 @@
 
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
+use vramfit_core::budget::{cheapest, CostRow};
 use vramfit_core::decimal::parse_f64;
 use vramfit_core::export::budget_csv;
-use vramfit_core::budget::{cheapest, CostRow};
 use vramfit_core::share::enc;
 use vramfit_core::units::{fmt_num, fmt_usd};
 

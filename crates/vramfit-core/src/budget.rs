@@ -54,7 +54,8 @@ pub fn cheapest(cat: &crate::catalog::Catalog, inputs: &crate::plan::Inputs) -> 
             continue;
         }
         let meets = inputs
-            .workload.target_tokens_per_s
+            .workload
+            .target_tokens_per_s
             .is_none_or(|t| p.speed.decode_tokens_per_s_per_user >= t);
         rows.push(CostRow {
             gpu_id: g.id.clone(),
