@@ -311,7 +311,7 @@ mod tests {
 
     #[test]
     fn a_link_decodes_to_inputs_and_back() {
-        with_state("len=32768&tp=2&view=quant&units=decimal", |st| {
+        with_state("len=32768&tp=2&view=quant&units=gb", |st| {
             let (i, notices) = st.decoded.get_untracked();
             assert!(notices.is_empty(), "{notices:?}");
             assert_eq!(i.flags.max_model_len, Some(32768));
@@ -324,7 +324,7 @@ mod tests {
             st.set_units(Units::Decimal);
             assert_eq!(
                 st.query.get_untracked(),
-                "len=32768&tp=2&view=quant&units=decimal"
+                "len=32768&tp=2&view=quant&units=gb"
             );
         });
     }
