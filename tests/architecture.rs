@@ -21,20 +21,111 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Lines of a file with `//` comments removed (doc comments name things freely).
-fn code_lines(p: &Path) -> Vec<(usize, String)> {
+/// A file's production lines, numbered: everything but `#[cfg(test)]` items (a one-line
+/// `mod tests;` or a braced block, however long) and files that are test modules
+/// (`tests.rs`). Comments are kept.
+fn production_lines(p: &Path) -> Vec<(usize, String)> {
+    if p.file_name().is_some_and(|n| n == "tests.rs") {
+        return Vec::new();
+    }
     let text = fs::read_to_string(p).unwrap();
-    let mut in_tests = false;
-    text.lines()
-        .enumerate()
-        .filter_map(|(i, l)| {
-            if l.trim_start().starts_with("#[cfg(test)]") {
-                in_tests = true;
+    let mut out = Vec::new();
+    let mut skip_next_item = false;
+    let mut depth: i64 = 0;
+    let mut in_test_item = false;
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim_start();
+        if in_test_item {
+            depth += braces(l);
+            if depth <= 0 {
+                in_test_item = false;
             }
+            continue;
+        }
+        if t.starts_with("#[cfg(test)]") {
+            skip_next_item = true;
+            continue;
+        }
+        if skip_next_item {
+            let item = t
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub(super) ")
+                .trim_start_matches("pub ");
+            let starts_item = [
+                "mod ",
+                "fn ",
+                "impl",
+                "use ",
+                "const ",
+                "static ",
+                "struct ",
+                "enum ",
+                "type ",
+                "trait ",
+                "macro_rules!",
+            ]
+            .iter()
+            .any(|k| item.starts_with(k));
+            if !starts_item {
+                continue; // attributes (one or many lines) or comments before the item
+            }
+            skip_next_item = false;
+            depth = braces(l);
+            in_test_item = depth > 0 || !(t.ends_with(';') || t.ends_with('}'));
+            continue;
+        }
+        out.push((i + 1, l.to_string()));
+    }
+    out
+}
+
+/// Net `{` minus `}` on a line, outside string and char literals (good enough for this
+/// code base's formatting: rustfmt puts no brace of code inside a comment after code).
+fn braces(l: &str) -> i64 {
+    let code = l.split("//").next().unwrap_or("");
+    let code = code.replace("'{'", "").replace("'}'", "");
+    let mut n = 0;
+    let mut in_str = false;
+    let mut prev = ' ';
+    for c in code.chars() {
+        match c {
+            '"' if prev != '\\' => in_str = !in_str,
+            '{' if !in_str => n += 1,
+            '}' if !in_str => n -= 1,
+            _ => {}
+        }
+        prev = c;
+    }
+    n
+}
+
+/// Production lines with `//` comments removed (doc comments name things freely).
+fn code_lines(p: &Path) -> Vec<(usize, String)> {
+    production_lines(p)
+        .into_iter()
+        .filter_map(|(n, l)| {
             let code = l.split("//").next().unwrap_or("").to_string();
-            (!in_tests && !code.trim().is_empty()).then_some((i + 1, code))
+            (!code.trim().is_empty()).then_some((n, code))
         })
         .collect()
+}
+
+#[test]
+fn the_production_line_reader_skips_tests_only() {
+    let dir = std::env::temp_dir().join(format!("vf-arch-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("x.rs");
+    fs::write(
+        &f,
+        "fn a() {}\n#[cfg(test)]\n#[allow(\n    x,\n)]\nmod tests;\nfn b() { let s = \"{\"; }\n#[cfg(test)]\n#[allow(x)]\nmod t {\n    fn c() {\n    }\n}\nfn d() {}\n",
+    )
+    .unwrap();
+    let lines: Vec<String> = code_lines(&f).into_iter().map(|(_, l)| l).collect();
+    assert_eq!(
+        lines,
+        ["fn a() {}", "fn b() { let s = \"{\"; }", "fn d() {}"]
+    );
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Fails naming the file, line and text if any code line under `dir` contains one of `banned`.
@@ -85,6 +176,9 @@ fn the_core_depends_on_no_web_crate() {
             "--prefix",
             "none",
             "--offline",
+            // Every target, not only the host: a wasm-only web dependency counts too.
+            "--target",
+            "all",
         ])
         .current_dir(root())
         .output()
@@ -124,6 +218,210 @@ fn the_core_does_no_io() {
         "std::io::stdin",
     ];
     assert_absent("crates/vramfit-core/src", &banned, "in the core");
+    // A grouped import (`use std::{fs, io}`) names the module without `std::fs`.
+    for f in rust_files(&root().join("crates/vramfit-core/src")) {
+        for (n, line) in code_lines(&f) {
+            if let Some(group) = line.split("std::{").nth(1) {
+                for bad in ["fs", "net", "process", "env"] {
+                    assert!(
+                        !group
+                            .split(|c: char| !c.is_alphanumeric() && c != '_')
+                            .any(|w| w == bad),
+                        "{}:{n}: `std::{bad}` in the core: {line}",
+                        f.display()
+                    );
+                }
+            }
+        }
+    }
+    // And clippy's `disallowed_methods`/`disallowed_types` (crates/vramfit-core/clippy.toml)
+    // refuse the file, network and process APIs however they are named.
+    let clippy = fs::read_to_string(root().join("crates/vramfit-core/clippy.toml")).unwrap();
+    for api in [
+        "std::fs::read",
+        "std::fs::File",
+        "std::net::TcpStream",
+        "std::process::Command",
+    ] {
+        assert!(
+            clippy.contains(&format!("\"{api}\"")),
+            "clippy.toml does not refuse {api}"
+        );
+    }
+}
+
+/// The core's modules, each with the core modules its production code names.
+fn core_module_graph() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let src = root().join("crates/vramfit-core/src");
+    let mut graph = std::collections::BTreeMap::new();
+    for f in rust_files(&src) {
+        let rel = f.strip_prefix(&src).unwrap();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        if top == "lib" {
+            continue;
+        }
+        let deps: &mut std::collections::BTreeSet<String> = graph.entry(top.clone()).or_default();
+        for (_, line) in code_lines(&f) {
+            for part in line.split("crate::").skip(1) {
+                let name: String = part
+                    .chars()
+                    .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+                    .collect();
+                if !name.is_empty() && name != top && src.join(format!("{name}.rs")).exists() {
+                    deps.insert(name);
+                }
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn the_core_modules_form_no_cycle() {
+    // Layering: a module only uses modules below it (plan above layout, budget above plan).
+    let graph = core_module_graph();
+    assert!(
+        graph.contains_key("plan") && graph["plan"].contains("layout"),
+        "{graph:?}"
+    );
+    fn visit(
+        m: &str,
+        g: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) {
+        if done.contains(m) {
+            return;
+        }
+        if let Some(i) = path.iter().position(|p| p == m) {
+            panic!(
+                "core modules form a cycle: {} -> {m}",
+                path[i..].join(" -> ")
+            );
+        }
+        path.push(m.to_string());
+        for d in g.get(m).into_iter().flatten() {
+            visit(d, g, path, done);
+        }
+        path.pop();
+        done.insert(m.to_string());
+    }
+    let mut done = std::collections::BTreeSet::new();
+    for m in graph.keys() {
+        visit(m, &graph, &mut Vec::new(), &mut done);
+    }
+}
+
+#[test]
+fn no_file_is_over_900_production_lines() {
+    // STYLE.md: past ~900 lines of production code a module has a seam to split along.
+    for dir in ["src", "crates"] {
+        for f in rust_files(&root().join(dir)) {
+            let n = production_lines(&f).len();
+            assert!(
+                n <= 900,
+                "{}: {n} production lines (> 900): split it",
+                f.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn every_input_is_one_row_of_the_table_and_documented() {
+    use vramfit_core::inputs::KEYS;
+    let arch = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let section = arch
+        .split("## URL keys")
+        .nth(1)
+        .expect("ARCHITECTURE.md has a URL keys section");
+    let listed: Vec<&str> = section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .flat_map(|l| l.split('`').skip(1).step_by(2))
+        .filter(|k| k.chars().all(|c| c.is_ascii_lowercase()))
+        .collect();
+    let mut expected: Vec<&str> = KEYS.iter().map(|k| k.url).collect();
+    expected.extend(vramfit_core::share::UI_KEYS);
+    for k in &expected {
+        assert!(
+            listed.contains(k),
+            "ARCHITECTURE.md's URL keys do not list `{k}`"
+        );
+    }
+    for k in &listed {
+        assert!(
+            expected.contains(k),
+            "ARCHITECTURE.md lists `{k}`, which is no input"
+        );
+    }
+    // No second field list: the URL codec and the CLI read the table, not their own.
+    for f in [
+        "crates/vramfit-core/src/share.rs",
+        "crates/vramfit-cli/src/inputs.rs",
+    ] {
+        let text: String = code_lines(&root().join(f))
+            .into_iter()
+            .map(|(_, l)| l)
+            .collect();
+        for k in &KEYS {
+            if k.url.len() > 3 {
+                assert!(
+                    !text.contains(&format!("\"{}\"", k.url)),
+                    "{f} spells the URL key `{}` itself; use inputs::KEYS",
+                    k.url
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_core_keeps_the_workspace_lints() {
+    // Cargo cannot extend `[lints] workspace = true`, so the core repeats the workspace's
+    // rows under its own pedantic ones; a row dropped there would silently lapse.
+    let rows = |text: &str, table: &str| -> Vec<String> {
+        text.split(&format!("[{table}."))
+            .skip(1)
+            .flat_map(|t| {
+                let kind = t.split(']').next().unwrap().to_string();
+                t.split(']')
+                    .nth(1)
+                    .unwrap()
+                    .split("\n[")
+                    .next()
+                    .unwrap()
+                    .lines()
+                    .filter(|l| l.contains(" = ") && !l.trim_start().starts_with('#'))
+                    .map(|l| format!("{kind}.{}", l.trim()))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let ws = fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let core = fs::read_to_string(root().join("crates/vramfit-core/Cargo.toml")).unwrap();
+    let ws_rows = rows(&ws, "workspace.lints");
+    let core_rows = rows(&core, "lints");
+    assert!(
+        ws_rows.iter().any(|r| r.starts_with("rust.unsafe_code")),
+        "{ws_rows:?}"
+    );
+    for r in &ws_rows {
+        assert!(
+            core_rows.contains(r),
+            "the core's [lints] lack the workspace's `{r}`"
+        );
+    }
+    assert!(core_rows
+        .iter()
+        .any(|r| r.starts_with("clippy.cast_possible_truncation")));
 }
 
 #[test]

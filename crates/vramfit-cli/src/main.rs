@@ -18,7 +18,7 @@ mod testing;
 
 use args::{Cli, Cmd};
 use clap::Parser;
-use out::{emit, Res};
+use out::{emit, Failure, Res};
 use std::process::ExitCode;
 use vramfit_core::catalog::Catalog;
 
@@ -26,10 +26,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let cat = match Catalog::load() {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("vramfit: catalog error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return emit(Err(Failure::Usage(format!("catalog error: {e}")))),
     };
     emit(dispatch(&cat, cli.cmd))
 }

@@ -377,7 +377,7 @@ pub fn memory_report(csv: &str) -> MemoryReport {
             None
         };
         let thumb_kv = if v1 {
-            let params = m.model.parameters_total as f64;
+            let params = crate::units::real(m.model.parameters_total);
             let bpp = match s.format {
                 WeightFormat::Fp32 => 4.0,
                 WeightFormat::Fp8
@@ -391,7 +391,7 @@ pub fn memory_report(csv: &str) -> MemoryReport {
                 _ => 2.0,
             };
             let budget = s.flags.gpu_memory_utilization.unwrap_or(0.9) * total_gib.unwrap_or(80.0);
-            Some(budget - 1.2 * params * bpp / tp / GIB as f64)
+            Some(budget - 1.2 * params * bpp / tp / crate::units::real(GIB))
         } else {
             None
         };

@@ -44,7 +44,8 @@ pub fn vllm(p: &Plan, repo_id: &str) -> String {
         " \\\n  --max-model-len {}",
         p.estimate.max_model_len
     ));
-    let util = p.estimate.budget_bytes as f64 / p.estimate.gpu_total_bytes.max(1) as f64;
+    let util = crate::units::real(p.estimate.budget_bytes)
+        / crate::units::real(p.estimate.gpu_total_bytes.max(1));
     c.push_str(&format!(" \\\n  --gpu-memory-utilization {:.2}", util));
     match p.format {
         WeightFormat::Fp8 => c.push_str(" \\\n  --quantization fp8"),

@@ -358,6 +358,14 @@ impl Big {
 }
 
 #[cfg(test)]
+// Tests cast small, known values.
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_precision_loss,
+    clippy::cast_sign_loss,
+    clippy::cast_lossless
+)]
 mod tests {
     use super::parse_f64;
 

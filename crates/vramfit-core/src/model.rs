@@ -164,7 +164,7 @@ fn get_u64(obj: &Value, key: &str) -> Option<u64> {
             // OK because: some configs write integers as floats (e.g. 4096.0); accept exact ones.
             n.as_f64()
                 .filter(|x| x.fract() == 0.0 && *x >= 0.0 && *x < 9.0e15)
-                .map(|x| x as u64)
+                .map(crate::units::whole)
         }),
         _ => None,
     }

@@ -257,11 +257,7 @@ pub fn scenario(
     s
 }
 
-// OK because: counts below 2^53.
-#[allow(clippy::cast_precision_loss)]
-fn f(x: u64) -> f64 {
-    x as f64
-}
+use crate::units::real as f;
 
 /// Costs of `gpus` GPUs producing `tokens_per_s` output tokens per second.
 #[must_use]

@@ -23,7 +23,7 @@
 //! reported in a [`Notice`] for the UI to show. Values are percent-decoded; nothing decoded
 //! is ever treated as markup.
 
-use crate::inputs::{by_url, Inputs, KEYS};
+use crate::inputs::{by_url, key, Field, Inputs, KEYS};
 
 /// A parameter that was ignored, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -161,14 +161,14 @@ pub fn decode_checked(cat: &crate::catalog::Catalog, query: &str) -> (Inputs, Ve
     let d = Inputs::default();
     if cat.model(&i.model).is_none() {
         notices.push(Notice {
-            key: "model".into(),
+            key: key(Field::Model).url.into(),
             message: format!("unknown model `{}`; showing `{}`", i.model, d.model),
         });
         i.model = d.model.clone();
     }
     if cat.gpu(&i.gpu).is_none() {
         notices.push(Notice {
-            key: "gpu".into(),
+            key: key(Field::Gpu).url.into(),
             message: format!("unknown GPU `{}`; showing `{}`", i.gpu, d.gpu),
         });
         i.gpu = d.gpu;

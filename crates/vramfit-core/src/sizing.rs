@@ -134,21 +134,7 @@ impl Scenario {
     }
 }
 
-// OK because: all u64 → f64 conversions below are of byte counts < 2^53 (8 PiB).
-#[allow(clippy::cast_precision_loss)]
-fn f(x: u64) -> f64 {
-    x as f64
-}
-
-// OK because: inputs are finite, non-negative and below 2^63 by construction.
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-fn to_u64(x: f64) -> u64 {
-    if x.is_finite() && x > 0.0 {
-        x.min(9.0e18) as u64
-    } else {
-        0
-    }
-}
+pub(crate) use crate::units::{real as f, whole as to_u64};
 
 fn gib(x: f64) -> u64 {
     to_u64(x * f(GIB))

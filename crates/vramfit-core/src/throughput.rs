@@ -61,11 +61,7 @@ pub const STEP_OVERHEAD_S: f64 = 2.0e-3;
 /// Pipeline-parallel bubble: extra fraction of step time per additional stage at low batch.
 pub const PP_HANDOFF_S: f64 = 0.3e-3;
 
-// OK because: counts below 2^53.
-#[allow(clippy::cast_precision_loss)]
-fn f(x: u64) -> f64 {
-    x as f64
-}
+use crate::units::real as f;
 
 /// GPU performance figures the roofline needs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

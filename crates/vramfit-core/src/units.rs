@@ -36,11 +36,30 @@ impl Units {
     }
 }
 
-// OK because: display only; values below 2^53 are exact.
+/// A count (bytes, tokens, parameters) as an `f64`: the one `u64 → f64` conversion of the
+/// core. Exact below 2^53 (8 PiB of bytes), which every count the core handles is.
+// OK because: counts below 2^53 are exact; above, the relative error is < 2^-52.
 #[allow(clippy::cast_precision_loss)]
-fn f(x: u64) -> f64 {
+#[must_use]
+pub fn real(x: u64) -> f64 {
     x as f64
 }
+
+/// A non-negative real as a whole count, rounded toward zero: the one `f64 → u64`
+/// conversion of the core. NaN, infinities and negatives are 0; values past 9·10^18
+/// saturate there.
+// OK because: clamped to [0, 9e18] first, which u64 holds.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+#[must_use]
+pub fn whole(x: f64) -> u64 {
+    if x.is_finite() && x > 0.0 {
+        x.min(9.0e18) as u64
+    } else {
+        0
+    }
+}
+
+use real as f;
 
 /// Formats bytes with two decimals in GiB or GB (MiB/MB below 1 GiB).
 ///

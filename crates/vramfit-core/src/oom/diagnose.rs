@@ -127,11 +127,11 @@ fn fmt_bytes(b: u64) -> String {
     if b < KIB {
         format!("{b} bytes")
     } else if b < MIB {
-        format!("{:.2} KiB", f / KIB as f64)
+        format!("{:.2} KiB", f / crate::units::real(KIB))
     } else if b < GIB {
-        format!("{:.2} MiB", f / MIB as f64)
+        format!("{:.2} MiB", f / crate::units::real(MIB))
     } else {
-        format!("{:.2} GiB", f / GIB as f64)
+        format!("{:.2} GiB", f / crate::units::real(GIB))
     }
 }
 
@@ -650,7 +650,7 @@ fn startup_finding(r: &OomReport) -> Finding {
                 format!(" but `gpu_memory_utilization` {u} asks for")
             });
             let asked = r.gpu_memory_utilization.map_or_else(String::new, |u| {
-                let b = (u * total as f64) as u64; // display only
+                let b = crate::units::whole(u * crate::units::real(total)); // display only
                 format!(" {}", fmt_bytes(b))
             });
             let share = ratio(free, total);

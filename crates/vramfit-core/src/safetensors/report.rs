@@ -77,7 +77,7 @@ fn ratio(num: u64, den: u64) -> f64 {
     if den == 0 {
         0.0
     } else {
-        num as f64 / den as f64
+        crate::units::real(num) / crate::units::real(den)
     }
 }
 

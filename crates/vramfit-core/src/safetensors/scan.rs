@@ -334,6 +334,8 @@ fn has_equal(hashes: &mut [u64]) -> bool {
         hashes.sort_unstable();
         return hashes.windows(2).any(|w| w[0] == w[1]);
     }
+    // OK because: the top `bits` (< 32) bits of a u64 fit a usize on every target.
+    #[allow(clippy::cast_possible_truncation)]
     let bucket = |h: u64| (h >> (64 - bits)) as usize;
     let mut ends = vec![0usize; 1 << bits];
     for &h in hashes.iter() {
@@ -405,6 +407,8 @@ fn tail_word(bytes: &[u8]) -> u64 {
 
 /// 64-bit folded multiply: the high and low halves of the 128-bit product,
 /// XORed.
+// OK because: the truncation to the low 64 bits is the hash's folding, on purpose.
+#[allow(clippy::cast_possible_truncation)]
 const fn fold_mul(a: u64, b: u64) -> u64 {
     let full = (a as u128) * (b as u128);
     (full as u64) ^ ((full >> 64) as u64)

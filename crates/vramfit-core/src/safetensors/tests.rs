@@ -1,4 +1,12 @@
 //! Tests of the header parser, the checkpoint report and the index check.
+// Tests cast small, known values.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_precision_loss,
+    clippy::cast_sign_loss,
+    clippy::cast_lossless
+)]
 
 use super::*;
 use serde_json::{json, Value};

@@ -1,5 +1,19 @@
 //! Integration tests of vramfit-core: one binary (STYLE.md).
 
+// Outside the core library: tests read fixtures and calibration files from disk.
+// Test arithmetic casts small, known values.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_precision_loss,
+    clippy::cast_sign_loss,
+    clippy::cast_lossless,
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
+
 mod calibration;
 mod catalog;
 mod hand_values;

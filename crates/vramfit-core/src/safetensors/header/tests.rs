@@ -1,5 +1,13 @@
 //! Tests that build headers from their records, which only this module can do: the
 //! record layout and random valid files parsed back.
+// Tests cast small, known values.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_precision_loss,
+    clippy::cast_sign_loss,
+    clippy::cast_lossless
+)]
 
 use super::*;
 use crate::safetensors::tests::file;
