@@ -14,14 +14,6 @@ const COLORS: [RGBColor; 6] = [
     RGBColor(249, 115, 22),  // CUDA graphs
     RGBColor(148, 163, 184), // context
 ];
-const LABELS: [&str; 6] = [
-    "weights",
-    "activation",
-    "non-torch",
-    "KV pool",
-    "CUDA graphs",
-    "context",
-];
 
 fn scale(units: Units) -> (f64, &'static str) {
     match units {
@@ -31,15 +23,7 @@ fn scale(units: Units) -> (f64, &'static str) {
 }
 
 fn segments(r: &FormatRow) -> [u64; 6] {
-    let e = &r.estimate;
-    [
-        e.weights_bytes,
-        e.activation_bytes,
-        e.non_torch_bytes,
-        e.kv_pool_bytes,
-        e.cuda_graph_bytes,
-        e.cuda_context_bytes,
-    ]
+    r.estimate.parts().map(|x| x.bytes)
 }
 
 /// Draws the per-GPU memory of each format as a stacked bar against the GPU's memory.
@@ -95,7 +79,7 @@ pub fn draw_memory_bars<DB: DrawingBackend>(
                 .draw_series(std::iter::once(rect))
                 .map_err(|e| e.to_string())?;
             if i == 0 {
-                s.label(LABELS[k]).legend(move |(a, b)| {
+                s.label(p.estimate.parts()[k].short).legend(move |(a, b)| {
                     Rectangle::new([(a, b - 5), (a + 10, b + 5)], COLORS[k].filled())
                 });
             }

@@ -72,17 +72,9 @@ pub fn SizeView() -> impl IntoView {
         ok.with(|p| p.as_ref().map(|p| {
             let u = units.get();
             let e = &p.estimate;
-            let items = [
-                ("Weights", e.weights_bytes, "Model weights on the busiest GPU (TP shards, PP stages)"),
-                ("Activation peak", e.activation_bytes, "Peak of vLLM's profiling forward pass and sampler warm-up"),
-                ("Non-torch (NCCL, all-reduce)", e.non_torch_bytes, "Communication buffers that appear during profiling"),
-                ("KV cache pool", e.kv_pool_bytes, "What is left of the budget for the paged KV cache"),
-                ("CUDA graphs (outside budget)", e.cuda_graph_bytes, "Captured after KV sizing in vLLM v0.19"),
-                ("CUDA context (outside budget)", e.cuda_context_bytes, "Driver context, present before profiling"),
-            ];
-            items
+            e.parts()
                 .into_iter()
-                .map(|(k, v, help)| view! { <tr title=help><th scope="row">{k}</th><td>{fmt_bytes(v, u)}</td></tr> })
+                .map(|x| view! { <tr title=x.help><th scope="row">{x.label}</th><td>{fmt_bytes(x.bytes, u)}</td></tr> })
                 .collect_view()
         }))
     };

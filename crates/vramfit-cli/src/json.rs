@@ -85,7 +85,7 @@ fn b(x: f64) -> u64 {
 
 /// Whether a verdict counts as fitting (`check` exits 0, `fits` is true).
 pub fn fits(f: Fit) -> bool {
-    matches!(f, Fit::Fits | Fit::FitsWithQueueing)
+    f.starts()
 }
 
 pub fn plan_json(p: &Plan) -> PlanJson<'_> {

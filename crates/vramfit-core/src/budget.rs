@@ -5,7 +5,6 @@
 //! GPUs × catalog purchase price, cloud = GPUs × catalog on-demand $/GPU-hour. It sits above
 //! `plan` (which sits above [`crate::layout`]), so the modules form no cycle.
 
-use crate::sizing::Fit;
 use serde::Serialize;
 
 /// One GPU type's cheapest way to serve a workload.
@@ -50,7 +49,7 @@ pub fn cheapest(cat: &crate::catalog::Catalog, inputs: &crate::plan::Inputs) -> 
         let Ok(p) = crate::plan::plan(cat, &i) else {
             continue;
         };
-        if !matches!(p.estimate.fit, Fit::Fits | Fit::FitsWithQueueing) {
+        if !p.estimate.fit.starts() {
             continue;
         }
         let meets = inputs

@@ -70,17 +70,17 @@ pub fn plan_markdown(p: &Plan, units: Units) -> String {
         p.gpus_needed,
         md_cell(&e.verdict.to_string())
     );
-    for (k, v) in [
-        ("weights", e.weights_bytes),
-        ("activation peak", e.activation_bytes),
-        ("non-torch", e.non_torch_bytes),
-        ("KV cache pool", e.kv_pool_bytes),
-        ("CUDA graphs", e.cuda_graph_bytes),
-        ("CUDA context", e.cuda_context_bytes),
-        ("nvidia-smi", e.nvidia_smi_bytes),
-    ] {
-        s.push_str(&format!("| {k} | {} |\n", fmt_bytes(v, units)));
+    for part in e.parts() {
+        s.push_str(&format!(
+            "| {} | {} |\n",
+            part.label,
+            fmt_bytes(part.bytes, units)
+        ));
     }
+    s.push_str(&format!(
+        "| nvidia-smi | {} |\n",
+        fmt_bytes(e.nvidia_smi_bytes, units)
+    ));
     s.push_str(&format!(
         "| KV bytes per token | {} |\n| KV blocks | {} |\n| max concurrency @ {} | {} |\n| decode tok/s per user | {} |\n\n",
         e.kv_bytes_per_token,
@@ -108,13 +108,10 @@ pub fn plan_markdown(p: &Plan, units: Units) -> String {
 pub fn plan_csv(p: &Plan) -> String {
     let e = &p.estimate;
     let mut s = String::from("quantity,bytes\n");
+    for part in e.parts() {
+        s.push_str(&format!("{},{}\n", part.id, part.bytes));
+    }
     for (k, v) in [
-        ("weights", e.weights_bytes),
-        ("activation", e.activation_bytes),
-        ("non_torch", e.non_torch_bytes),
-        ("kv_pool", e.kv_pool_bytes),
-        ("cuda_graphs", e.cuda_graph_bytes),
-        ("cuda_context", e.cuda_context_bytes),
         ("nvidia_smi", e.nvidia_smi_bytes),
         ("kv_bytes_per_token", e.kv_bytes_per_token),
     ] {

@@ -13,7 +13,7 @@
 
 use crate::catalog::Gpu;
 use crate::model::ModelArch;
-use crate::sizing::{estimate_bytes, Estimate, Fit, Scenario};
+use crate::sizing::{estimate_bytes, Estimate, Scenario};
 use serde::Serialize;
 
 /// Powers of two up to 64 (TP sizes engines support well).
@@ -110,26 +110,8 @@ pub fn fewest_gpus(s: &Scenario, gpu: &Gpu) -> Option<Placement> {
         sc.tensor_parallel_size = tp;
         sc.pipeline_parallel_size = pp;
         let e = estimate_bytes(&sc, total);
-        if matches!(e.fit, Fit::Fits | Fit::FitsWithQueueing) {
-            let per_replica = e.max_concurrency_workload.min(
-                // OK because: max_num_seqs is a small count.
-                #[allow(clippy::cast_precision_loss)]
-                {
-                    e.max_num_seqs as f64
-                },
-            );
-            let users = s.workload.users.max(1);
-            // OK because: users ≥ 1 and per_replica ≥ 1 here (one request fits).
-            #[allow(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                clippy::cast_precision_loss
-            )]
-            let replicas = if per_replica >= 1.0 {
-                ((users as f64) / per_replica.floor()).ceil().max(1.0) as u64
-            } else {
-                users
-            };
+        if e.fit.starts() {
+            let replicas = e.replicas_for(s.workload.users);
             return Some(Placement {
                 tensor_parallel_size: tp,
                 pipeline_parallel_size: pp,

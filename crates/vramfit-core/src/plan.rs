@@ -280,14 +280,7 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
     let total = gpu.usable_bytes();
     if inputs.tensor_parallel_size.is_some() || inputs.pipeline_parallel_size.is_some() {
         let e = estimate_bytes(s, total);
-        let per = e.max_concurrency_workload.min(f(e.max_num_seqs)).floor();
-        // OK because: per ≥ 1 checked; users small.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let replicas = if per >= 1.0 {
-            (f(s.workload.users) / per).ceil().max(1.0) as u64
-        } else {
-            1
-        };
+        let replicas = e.replicas_for(s.workload.users);
         return (s.clone(), e, replicas, false);
     }
     let first = fewest_gpus(s, gpu);
@@ -305,22 +298,12 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
             sc.tensor_parallel_size = tp;
             sc.pipeline_parallel_size = pp;
             let e = estimate_bytes(&sc, total);
-            if !matches!(
-                e.fit,
-                crate::sizing::Fit::Fits | crate::sizing::Fit::FitsWithQueueing
-            ) {
+            if !e.fit.starts() {
                 continue;
             }
-            let per = e
-                .max_concurrency_workload
-                .min(f(e.max_num_seqs))
-                .floor()
-                .max(1.0);
-            let batch = s.workload.users.max(1).min(per_users(per));
+            let batch = s.workload.users.max(1).min(e.requests_per_replica());
             if speed(&sc, perf, batch).decode_tokens_per_s_per_user >= target {
-                // OK because: per ≥ 1; users small.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let replicas = (f(s.workload.users) / per).ceil().max(1.0) as u64;
+                let replicas = e.replicas_for(s.workload.users);
                 return (sc, e, replicas, true);
             }
         }
@@ -334,13 +317,6 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
         }
         None => (s.clone(), estimate_bytes(s, total), 1, true),
     }
-}
-
-fn per_users(per: f64) -> u64 {
-    // OK because: per is a finite count ≥ 1.
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let n = per as u64;
-    n.max(1)
 }
 
 /// Answers a scenario.
@@ -634,10 +610,7 @@ fn format_row(
     let (sc, est, replicas, _) = place(&s, gpu, inputs);
     let perf = GpuPerf::from_gpu(gpu, format.compute_key());
     let batch = inputs.workload.users.max(1).min(est.max_num_seqs);
-    let fits = matches!(
-        est.fit,
-        crate::sizing::Fit::Fits | crate::sizing::Fit::FitsWithQueueing
-    );
+    let fits = est.fit.starts();
     let gpus = sc.tensor_parallel_size * sc.pipeline_parallel_size;
     let mut whole = s.clone();
     whole.tensor_parallel_size = 1;

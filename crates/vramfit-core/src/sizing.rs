@@ -38,9 +38,10 @@ mod kv;
 mod verdict;
 mod weights;
 
-pub use estimate::{estimate, estimate_bytes, vllm_defaults, Estimate};
+pub use crate::units::fmt_gib;
+pub use estimate::{estimate, estimate_bytes, vllm_defaults, Estimate, Part};
 pub use kv::{blocks_for_len, kv_groups, KvGroup, KvGroups};
-pub use verdict::{fmt_gib, Fit, Verdict, Warning, Warnings};
+pub use verdict::{Fit, Verdict, Warning, Warnings};
 pub use weights::{stage_weights, weights_per_gpu};
 
 use crate::dtype::WeightFormat;

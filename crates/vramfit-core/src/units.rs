@@ -61,6 +61,51 @@ pub fn whole(x: f64) -> u64 {
 
 use real as f;
 
+/// Bytes as GiB with two decimals, whatever their size (the engines' logs' unit).
+///
+/// # Example
+/// ```
+/// assert_eq!(vramfit_core::units::fmt_gib(3 << 29), "1.50 GiB");
+/// ```
+#[must_use]
+pub fn fmt_gib(bytes: u64) -> String {
+    format!("{:.2} GiB", f(bytes) / f(1 << 30))
+}
+
+/// A signed byte count as GiB with two decimals (a budget that went negative).
+#[must_use]
+pub fn fmt_gib_signed(bytes: i64) -> String {
+    let mag = fmt_gib(bytes.unsigned_abs());
+    if bytes < 0 {
+        format!("-{mag}")
+    } else {
+        mag
+    }
+}
+
+/// Bytes the way PyTorch's allocator messages write them: 1024-based, two decimals, the
+/// largest unit below the value (`bytes`, `KiB`, `MiB`, `GiB`).
+///
+/// # Example
+/// ```
+/// use vramfit_core::units::fmt_bytes_torch;
+/// assert_eq!(fmt_bytes_torch(512), "512 bytes");
+/// assert_eq!(fmt_bytes_torch(20 << 20), "20.00 MiB");
+/// ```
+#[must_use]
+pub fn fmt_bytes_torch(b: u64) -> String {
+    let (kib, mib, gib) = (1u64 << 10, 1u64 << 20, 1u64 << 30);
+    if b < kib {
+        format!("{b} bytes")
+    } else if b < mib {
+        format!("{:.2} KiB", f(b) / f(kib))
+    } else if b < gib {
+        format!("{:.2} MiB", f(b) / f(mib))
+    } else {
+        format!("{:.2} GiB", f(b) / f(gib))
+    }
+}
+
 /// Formats bytes with two decimals in GiB or GB (MiB/MB below 1 GiB).
 ///
 /// # Example

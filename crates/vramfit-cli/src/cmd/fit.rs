@@ -102,7 +102,6 @@ mod tests {
     use crate::args::Cmd;
     use crate::testing::{cat, inputs, no_files, parse};
     use vramfit_core::plan;
-    use vramfit_core::sizing::Fit;
 
     fn fit_args(args: &[&str]) -> FitArgs {
         let mut argv = vec!["fit"];
@@ -136,7 +135,7 @@ mod tests {
         i.flags.max_model_len = Some(8192);
         i.flags.gpu_memory_utilization = Some(0.95);
         let p = core(&i);
-        assert!(matches!(p.estimate.fit, Fit::Fits | Fit::FitsWithQueueing));
+        assert!(p.estimate.fit.starts());
         assert_eq!(o.code, 0);
         let j = o.json();
         assert_eq!(j["find"], "gpus");
@@ -161,7 +160,7 @@ mod tests {
             tensor_parallel_size: Some(1),
             ..inputs("llama-3.1-70b", "rtx-4090")
         });
-        assert!(!matches!(p.estimate.fit, Fit::Fits | Fit::FitsWithQueueing));
+        assert!(!p.estimate.fit.starts());
         let o = run(&cat(), &fit_args(&argv), &no_files).unwrap();
         assert_eq!(o.code, 1);
         assert!(o.stdout.starts_with("gpus: none fits ("), "{}", o.stdout);

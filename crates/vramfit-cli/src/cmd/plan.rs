@@ -58,17 +58,13 @@ pub fn plan_text(p: &Plan, u: Units) -> String {
         }
     ));
     s.push_str("per GPU:\n");
-    for (k, v) in [
+    let parts = e.parts().map(|x| (x.label, x.bytes));
+    let head = [
         ("memory (CUDA total)", e.gpu_total_bytes),
         ("engine budget", e.budget_bytes),
-        ("weights", e.weights_bytes),
-        ("activation peak", e.activation_bytes),
-        ("non-torch (NCCL etc.)", e.non_torch_bytes),
-        ("KV cache pool", e.kv_pool_bytes),
-        ("CUDA graphs (outside budget)", e.cuda_graph_bytes),
-        ("CUDA context (outside budget)", e.cuda_context_bytes),
-        ("nvidia-smi will show", e.nvidia_smi_bytes),
-    ] {
+    ];
+    let tail = [("nvidia-smi will show", e.nvidia_smi_bytes)];
+    for (k, v) in head.into_iter().chain(parts).chain(tail) {
         s.push_str(&format!("  {k:<30} {:>12}\n", fmt_bytes(v, u)));
     }
     s.push_str(&format!(
@@ -150,7 +146,7 @@ mod tests {
     }
 
     fn fits(f: Fit) -> bool {
-        matches!(f, Fit::Fits | Fit::FitsWithQueueing)
+        f.starts()
     }
 
     #[test]
@@ -238,11 +234,14 @@ mod tests {
                 first.starts_with(&format!("{} on {} — ", p.model_id, p.gpu_name)),
                 "{first}"
             );
-            for (label, v) in [
-                ("weights", p.estimate.weights_bytes),
-                ("KV cache pool", p.estimate.kv_pool_bytes),
-                ("nvidia-smi will show", p.estimate.nvidia_smi_bytes),
-            ] {
+            // Every line of the core's breakdown, under its one label.
+            let parts = p.estimate.parts().map(|x| (x.label, x.bytes));
+            assert_eq!(parts[0], ("Weights", p.estimate.weights_bytes));
+            assert_eq!(parts[3], ("KV cache pool", p.estimate.kv_pool_bytes));
+            for (label, v) in parts
+                .into_iter()
+                .chain([("nvidia-smi will show", p.estimate.nvidia_smi_bytes)])
+            {
                 let line = o
                     .stdout
                     .lines()

@@ -43,7 +43,7 @@
 //! judged against `max allowed`; driver and cuBLAS errors carry no numbers and
 //! get generic findings.
 
-use super::{OomReport, OomSource, GIB, KIB, MIB};
+use super::{OomReport, OomSource, GIB, MIB};
 use serde::{Deserialize, Serialize};
 
 /// The likely cause a [`Finding`] names.
@@ -119,28 +119,13 @@ pub fn diagnose_with(report: &OomReport, hints: &Hints) -> Vec<Finding> {
     findings
 }
 
-/// Formats bytes the way PyTorch does (1024-based, two decimals).
-fn fmt_bytes(b: u64) -> String {
-    // Display only: f64 rounding is irrelevant at two decimals.
-    #[allow(clippy::cast_precision_loss)]
-    let f = b as f64;
-    if b < KIB {
-        format!("{b} bytes")
-    } else if b < MIB {
-        format!("{:.2} KiB", f / crate::units::real(KIB))
-    } else if b < GIB {
-        format!("{:.2} MiB", f / crate::units::real(MIB))
-    } else {
-        format!("{:.2} GiB", f / crate::units::real(GIB))
-    }
-}
+use crate::units::fmt_bytes_torch as fmt_bytes;
 
-#[allow(clippy::cast_precision_loss)]
 fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 {
         0.0
     } else {
-        a as f64 / b as f64
+        crate::units::real(a) / crate::units::real(b)
     }
 }
 

@@ -110,6 +110,133 @@ pub struct Estimate {
     pub warnings: Warnings,
 }
 
+/// One line of the per-GPU memory breakdown: every presentation (the page's table and chart,
+/// Markdown, CSV, the CLI) lists [`Estimate::parts`] with these names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Part {
+    /// Stable id (CSV's `quantity` column).
+    pub id: &'static str,
+    /// Label.
+    pub label: &'static str,
+    /// Short label (chart legends).
+    pub short: &'static str,
+    /// What it is, in one sentence.
+    pub help: &'static str,
+    /// Bytes per GPU.
+    pub bytes: u64,
+    /// Whether it is inside the engine's budget (`gpu_memory_utilization` × memory).
+    pub in_budget: bool,
+}
+
+impl Estimate {
+    /// Requests one replica holds at once: the workload requests that fit in the KV pool,
+    /// capped by `max_num_seqs`, at least one (a replica that starts serves one request).
+    #[must_use]
+    pub fn requests_per_replica(&self) -> u64 {
+        crate::units::whole(
+            self.max_concurrency_workload
+                .min(crate::units::real(self.max_num_seqs)),
+        )
+        .max(1)
+    }
+
+    /// The one replica rule: replicas of this layout for `users` concurrent requests,
+    /// `⌈users ÷ requests per replica⌉`; 1 when the engine does not start (nothing to
+    /// replicate; the verdict says why).
+    ///
+    /// # Example
+    /// ```
+    /// let cat = vramfit_core::catalog::Catalog::bundled();
+    /// let p = vramfit_core::plan::plan(&cat, &vramfit_core::plan::Inputs::default()).unwrap();
+    /// let per = p.estimate.requests_per_replica();
+    /// assert_eq!(p.estimate.replicas_for(per), 1);
+    /// assert_eq!(p.estimate.replicas_for(per + 1), 2);
+    /// assert_eq!(p.estimate.replicas_for(3 * per), 3);
+    /// ```
+    #[must_use]
+    pub fn replicas_for(&self, users: u64) -> u64 {
+        if self.fit.starts() {
+            users.max(1).div_ceil(self.requests_per_replica())
+        } else {
+            1
+        }
+    }
+
+    /// The memory breakdown per GPU, in the order it is shown: what the engine's budget holds
+    /// (weights, activation peak, non-torch, KV pool), then what sits outside it (CUDA graphs,
+    /// CUDA context). Their sum is what nvidia-smi shows, less the budget's unused slack.
+    ///
+    /// # Example
+    /// ```
+    /// let cat = vramfit_core::catalog::Catalog::bundled();
+    /// let p = vramfit_core::plan::plan(&cat, &vramfit_core::plan::Inputs::default()).unwrap();
+    /// let parts = p.estimate.parts();
+    /// assert_eq!(parts[0].bytes, p.estimate.weights_bytes);
+    /// assert_eq!(parts.iter().filter(|x| x.in_budget).count(), 4);
+    /// ```
+    #[must_use]
+    pub fn parts(&self) -> [Part; 6] {
+        let part = |id, label, short, help, bytes, in_budget| Part {
+            id,
+            label,
+            short,
+            help,
+            bytes,
+            in_budget,
+        };
+        [
+            part(
+                "weights",
+                "Weights",
+                "weights",
+                "Model weights on the busiest GPU (TP shards, PP stages)",
+                self.weights_bytes,
+                true,
+            ),
+            part(
+                "activation",
+                "Activation peak",
+                "activation",
+                "Peak of the engine's profiling forward pass and sampler warm-up",
+                self.activation_bytes,
+                true,
+            ),
+            part(
+                "non_torch",
+                "Non-torch (NCCL, all-reduce)",
+                "non-torch",
+                "Communication buffers that appear during profiling",
+                self.non_torch_bytes,
+                true,
+            ),
+            part(
+                "kv_pool",
+                "KV cache pool",
+                "KV pool",
+                "What is left of the budget for the paged KV cache",
+                self.kv_pool_bytes,
+                true,
+            ),
+            part(
+                "cuda_graphs",
+                "CUDA graphs (outside budget)",
+                "CUDA graphs",
+                "Captured after KV sizing in vLLM v0.19",
+                self.cuda_graph_bytes,
+                false,
+            ),
+            part(
+                "cuda_context",
+                "CUDA context (outside budget)",
+                "context",
+                "Driver context, present before profiling",
+                self.cuda_context_bytes,
+                false,
+            ),
+        ]
+    }
+}
+
 /// Sizes one scenario on one GPU. Never fails: "does not fit" is a verdict.
 ///
 /// # Example

@@ -1,7 +1,7 @@
 //! The verdict of an estimate and its warnings: kept as the numbers they quote, written out
 //! only when displayed (`Display`, `to_string()`), serialized as their texts.
 
-use super::{f, GIB};
+use crate::units::{fmt_gib, fmt_gib_signed};
 use serde::Serialize;
 use std::fmt;
 
@@ -18,6 +18,15 @@ pub enum Fit {
     KvTooSmall,
     /// Weights and runtime alone exceed the budget.
     WeightsTooLarge,
+}
+
+impl Fit {
+    /// Whether the engine starts (the workload may queue): what `check` exits 0 on and what
+    /// every "fits" flag, cost row and layout search means.
+    #[must_use]
+    pub fn starts(self) -> bool {
+        matches!(self, Self::Fits | Self::FitsWithQueueing)
+    }
 }
 
 /// The plain-words verdict of an [`Estimate`](super::Estimate) with the fix, kept as the
@@ -48,27 +57,6 @@ pub struct Verdict {
     pub(super) users: u64,
 }
 
-/// `{:.2} GiB` of a signed byte count (display only).
-struct GibSigned(i64);
-
-impl fmt::Display for GibSigned {
-    fn fmt(&self, fm: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // OK because: display only.
-        #[allow(clippy::cast_precision_loss)]
-        let v = self.0 as f64 / f(GIB);
-        write!(fm, "{v:.2} GiB")
-    }
-}
-
-/// `{:.2} GiB` of a byte count.
-struct Gib(u64);
-
-impl fmt::Display for Gib {
-    fn fmt(&self, fm: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(fm, "{:.2} GiB", f(self.0) / f(GIB))
-    }
-}
-
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let util = self.util;
@@ -83,7 +71,7 @@ impl fmt::Display for Verdict {
             Fit::WeightsTooLarge => write!(
                 f,
                 "will not start: weights and runtime need more than the {util:.2} × memory budget (KV pool would be {}) — use `--tensor-parallel-size {next_tp}`, a smaller format (fp8 or int4), or a GPU with more memory",
-                GibSigned(self.pool)
+                fmt_gib_signed(self.pool)
             ),
             Fit::KvTooSmall => {
                 let len_fit = self.len_fit;
@@ -93,8 +81,8 @@ impl fmt::Display for Verdict {
                     f,
                     "will not start: one request of {} tokens needs {} of KV cache, the pool is {} — use `--max-model-len {len_hint}`{fp8_hint}, or `--tensor-parallel-size {next_tp}`",
                     self.model_len,
-                    Gib(self.per_request),
-                    GibSigned(self.pool)
+                    fmt_gib(self.per_request),
+                    fmt_gib_signed(self.pool)
                 )
             }
             Fit::FitsWithQueueing => write!(
@@ -106,7 +94,7 @@ impl fmt::Display for Verdict {
             Fit::Fits => write!(
                 f,
                 "fits: KV pool {} holds {conc:.1} concurrent requests of {} tokens",
-                GibSigned(self.pool),
+                fmt_gib_signed(self.pool),
                 self.workload_tokens
             ),
         }
@@ -223,10 +211,4 @@ impl Serialize for Warnings {
     fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
         ser.collect_seq(self.iter())
     }
-}
-
-/// Formats bytes as GiB with two decimals.
-#[must_use]
-pub fn fmt_gib(bytes: u64) -> String {
-    Gib(bytes).to_string()
 }
