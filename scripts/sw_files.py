@@ -25,7 +25,8 @@ import sys
 
 out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"])
 sw, index = out / "sw.js", out / "index.html"
-HASHED_NAME = re.compile(r"-[0-9a-f]{16}(?=[._])")
+# Trunk writes its file hash as unpadded hex (a leading zero digit is dropped): 12-16 digits.
+HASHED_NAME = re.compile(r"-[0-9a-f]{12,16}(?=[._])")
 files = sorted(
     f.relative_to(out).as_posix() for f in out.rglob("*") if f.is_file() and f != sw
 )

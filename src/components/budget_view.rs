@@ -1,10 +1,11 @@
 //! "Hardware budget": every catalog GPU ranked by what it costs to serve the workload.
 
+use crate::components::number_field::NumberField;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
 use vramfit_core::budget::{cheapest, CostRow};
-use vramfit_core::decimal::parse_f64;
 use vramfit_core::export::budget_csv;
+use vramfit_core::inputs::Field;
 use vramfit_core::share::enc;
 use vramfit_core::units::{fmt_num, fmt_usd};
 
@@ -81,19 +82,20 @@ pub fn BudgetView() -> impl IntoView {
                 )
             }}
         </p>
-        <label class="vf-field vf-inline" title="Minimum decode speed each user should see">
-            <span>"Target tokens/s per user"</span>
-            <input
-                type="number"
-                min="0"
-                data-testid="target-tps"
-                prop:value=move || inputs.get().workload.target_tokens_per_s.map_or(String::new(), |t| t.to_string())
-                on:input=move |ev| {
-                    let v = parse_f64(event_target_value(&ev).trim()).filter(|x| x.is_finite() && *x >= 0.0);
-                    st.update(true, |i| i.workload.target_tokens_per_s = v);
-                }
+        <div class="vf-row">
+            <NumberField
+                field=Field::TargetTokensPerS
+                id="target-tps"
+                help="Minimum decode speed each user should see"
+                step="any"
             />
-        </label>
+            <NumberField
+                field=Field::MaxTtftMs
+                id="max-ttft-ms"
+                help="Longest time to first token a user should wait (prefill of the prompt)"
+                step="any"
+            />
+        </div>
         <table class="vf-table" data-testid="budget-table">
             <thead>
                 <tr>

@@ -6,6 +6,7 @@ pub mod budget_view;
 pub mod catalog_view;
 pub mod inputs_panel;
 pub mod model_source;
+pub mod number_field;
 pub mod oom_view;
 pub mod quant_view;
 pub mod scaling_view;

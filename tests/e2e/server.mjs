@@ -16,7 +16,7 @@ const MIME = {
   '.webmanifest': 'application/manifest+json', '.svg': 'image/svg+xml', '.png': 'image/png',
 };
 
-const HASHED = /-[0-9a-f]{16}(?=[._])/;
+const HASHED = /-[0-9a-f]{12,16}(?=[._])/;
 
 export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true, status = {}, delay = {}, cache = 'http' } = {}) {
   const sockets = new Set();

@@ -61,7 +61,7 @@ for (const cache of ['http', 'none']) {
     console.log(`cold visit, cache headers ${cache}: ${withSw.bytes} B with the service worker, ${without.bytes} B without (${(withSw.bytes / without.bytes).toFixed(3)}x)`);
     assert.ok(withSw.bytes <= 1.05 * without.bytes, `${withSw.bytes} B with the service worker, ${without.bytes} B without`);
     // No content-hashed file (the app's js, wasm and css, the worker's, the sources) is sent twice.
-    const sent = withSw.requests.filter((r) => r.status === 200 && /-[0-9a-f]{16}[._]/.test(r.url)).map((r) => r.url);
+    const sent = withSw.requests.filter((r) => r.status === 200 && /-[0-9a-f]{12,16}[._]/.test(r.url)).map((r) => r.url);
     assert.deepEqual(sent.filter((u, i) => sent.indexOf(u) !== i), []);
     assert.ok(sent.some((u) => u.includes('_bg.wasm')) && sent.some((u) => /catalog-sources-/.test(u)), sent.join(' '));
   });
@@ -71,7 +71,7 @@ for (const cache of ['http', 'none']) {
  * renames it (and updates its integrity hash, if any) in index.html. */
 function rehash(dir, name, content) {
   const hash = crypto.createHash('sha256').update(content).digest('hex').slice(0, 16);
-  const next = name.replace(/-[0-9a-f]{16}(?=[._])/, `-${hash}`);
+  const next = name.replace(/-[0-9a-f]{12,16}(?=[._])/, `-${hash}`);
   assert.notEqual(next, name);
   const sri = (b) => 'sha384-' + crypto.createHash('sha384').update(b).digest('base64');
   const old = fs.readFileSync(path.join(dir, name));
@@ -92,7 +92,7 @@ test('a new build replaces the old one: new assets and sources after one reload,
   // Build B: a changed stylesheet and a changed source, renamed by content; then sw.js's file
   // list and cache name written again by the build's own hook.
   const html = fs.readFileSync(path.join(b, 'index.html'), 'utf8');
-  const css = /main-[0-9a-f]{16}\.css/.exec(html)[0];
+  const css = /main-[0-9a-f]{12,16}\.css/.exec(html)[0];
   rehash(b, css, fs.readFileSync(path.join(b, css), 'utf8') + '\n:root{--vf-build:"B"}\n');
   const sourcesName = /catalog-sources-[0-9a-f]{16}\.json/.exec(html)[0];
   const sources = JSON.parse(fs.readFileSync(path.join(b, sourcesName), 'utf8'));

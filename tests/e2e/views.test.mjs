@@ -98,7 +98,7 @@ test('the OOM explainer reads a real PyTorch message and explains it', async () 
   await page.getByTestId('oom-input').fill(msg);
   await page.getByTestId('oom-finding').first().waitFor();
   // ...it is fetched when first needed: its loader, its JS glue and its wasm.
-  assert.deepEqual(requested.filter((u) => u.includes('vramfit-worker')).map((u) => u.replace(/.*vramfit-worker-[0-9a-f]{16}/, '')).sort(), ['.js', '_bg.wasm', '_loader.js']);
+  assert.deepEqual(requested.filter((u) => u.includes('vramfit-worker')).map((u) => u.replace(/.*vramfit-worker-[0-9a-f]{12,16}/, '')).sort(), ['.js', '_bg.wasm', '_loader.js']);
   const report = await text(page, 'oom-report');
   assert.match(report, /Message\s*PyTorch CUDA out of memory/);
   assert.match(report, /Tried to allocate\s*20 MiB/);

@@ -106,6 +106,9 @@ pub struct PlanArgs {
     /// Target decode tokens/s per user (picks a wider layout if needed).
     #[arg(long = "target-tokens-per-s")]
     pub target_tokens_per_s: Option<f64>,
+    /// Longest acceptable time to first token, ms (picks a wider layout if needed).
+    #[arg(long = "max-ttft-ms")]
+    pub max_ttft_ms: Option<f64>,
     /// Engine: vllm (= vllm-0.19), vllm-0.16, sglang, trtllm, transformers.
     #[arg(long, default_value = "vllm")]
     pub engine: String,

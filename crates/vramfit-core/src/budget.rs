@@ -32,7 +32,7 @@ pub struct CostRow {
     pub power_w: Option<f64>,
     /// Decode tokens/s per user.
     pub decode_tokens_per_s_per_user: f64,
-    /// Whether the per-user speed target (if any) is met.
+    /// Whether the per-user targets (decode speed, time to first token), if any, are met.
     pub meets_target: bool,
 }
 
@@ -52,10 +52,7 @@ pub fn cheapest(cat: &crate::catalog::Catalog, inputs: &crate::plan::Inputs) -> 
         if !p.estimate.fit.starts() {
             continue;
         }
-        let meets = inputs
-            .workload
-            .target_tokens_per_s
-            .is_none_or(|t| p.speed.decode_tokens_per_s_per_user >= t);
+        let meets = crate::plan::meets_targets(&inputs.workload, &p.speed);
         rows.push(CostRow {
             gpu_id: g.id.clone(),
             gpu_name: g.name.clone(),

@@ -73,6 +73,8 @@ pub struct Workload {
     pub output_tokens: u64,
     /// Target decode tokens/s per user.
     pub target_tokens_per_s: Option<f64>,
+    /// Longest acceptable time to first token, ms.
+    pub max_ttft_ms: Option<f64>,
 }
 
 impl Default for Workload {
@@ -83,6 +85,7 @@ impl Default for Workload {
             prompt_tokens: 1024,
             output_tokens: 256,
             target_tokens_per_s: None,
+            max_ttft_ms: None,
         }
     }
 }
@@ -160,6 +163,8 @@ pub enum Field {
     OutputTokens,
     /// [`Workload::target_tokens_per_s`].
     TargetTokensPerS,
+    /// [`Workload::max_ttft_ms`].
+    MaxTtftMs,
     /// [`EngineFlags::expert_parallel`].
     ExpertParallel,
 }
@@ -212,7 +217,7 @@ pub struct Key {
 }
 
 /// Every input. The URL codec writes keys in this order.
-pub const KEYS: [Key; 17] = [
+pub const KEYS: [Key; 18] = [
     Key {
         field: Field::Model,
         url: "model",
@@ -395,6 +400,16 @@ pub const KEYS: [Key; 17] = [
         auto: false,
     },
     Key {
+        field: Field::MaxTtftMs,
+        url: "ttft",
+        flag: "--max-ttft-ms",
+        label: "Max time to first token",
+        unit: "ms",
+        range: Range::Float { min: 1.0, max: 1e7 },
+        default: "",
+        auto: false,
+    },
+    Key {
         field: Field::ExpertParallel,
         url: "ep",
         flag: "--enable-expert-parallel",
@@ -514,6 +529,7 @@ impl Inputs {
             Field::PromptTokens => Some(w.prompt_tokens.to_string()),
             Field::OutputTokens => Some(w.output_tokens.to_string()),
             Field::TargetTokensPerS => w.target_tokens_per_s.map(short),
+            Field::MaxTtftMs => w.max_ttft_ms.map(short),
             Field::ExpertParallel => f.expert_parallel.then(|| "1".to_string()),
         }
     }
@@ -552,6 +568,7 @@ impl Inputs {
             Field::TensorParallelSize if clear => self.tensor_parallel_size = None,
             Field::PipelineParallelSize if clear => self.pipeline_parallel_size = None,
             Field::TargetTokensPerS if clear => w.target_tokens_per_s = None,
+            Field::MaxTtftMs if clear => w.max_ttft_ms = None,
             Field::Model | Field::Gpu if v.is_empty() => {
                 return Err(format!("{} is empty", k.label));
             }
@@ -589,6 +606,7 @@ impl Inputs {
             Field::PromptTokens => w.prompt_tokens = k.int(value)?,
             Field::OutputTokens => w.output_tokens = k.int(value)?,
             Field::TargetTokensPerS => w.target_tokens_per_s = Some(k.float(value)?),
+            Field::MaxTtftMs => w.max_ttft_ms = Some(k.float(value)?),
             Field::ExpertParallel => {
                 f.expert_parallel = match v {
                     "1" | "true" => true,
@@ -650,7 +668,7 @@ pub fn short(x: f64) -> String {
 mod tests {
     use super::*;
 
-    const ALL: [Field; 17] = [
+    const ALL: [Field; 18] = [
         Field::Model,
         Field::Gpu,
         Field::Format,
@@ -667,6 +685,7 @@ mod tests {
         Field::PromptTokens,
         Field::OutputTokens,
         Field::TargetTokensPerS,
+        Field::MaxTtftMs,
         Field::ExpertParallel,
     ];
 

@@ -284,8 +284,11 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
         return (s.clone(), e, replicas, false);
     }
     let first = fewest_gpus(s, gpu);
-    // A per-user speed target: replicas add users, not speed; a wider layout adds speed.
-    if let (Some(target), Some(p)) = (inputs.workload.target_tokens_per_s, first.as_ref()) {
+    // Per-user targets (decode speed, time to first token): replicas add users, not speed;
+    // a wider layout adds speed.
+    let w = &inputs.workload;
+    let has_target = w.target_tokens_per_s.is_some() || w.max_ttft_ms.is_some();
+    if let (true, Some(p)) = (has_target, first.as_ref()) {
         let perf = GpuPerf::from_gpu(gpu, s.format.compute_key());
         let gpus = p.tensor_parallel_size * p.pipeline_parallel_size;
         for (tp, pp) in crate::layout::valid_layouts(&s.model, gpu.gpus_per_node()) {
@@ -302,7 +305,7 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
                 continue;
             }
             let batch = s.workload.users.max(1).min(e.requests_per_replica());
-            if speed(&sc, perf, batch).decode_tokens_per_s_per_user >= target {
+            if meets_targets(w, &speed(&sc, perf, batch)) {
                 let replicas = e.replicas_for(s.workload.users);
                 return (sc, e, replicas, true);
             }
@@ -317,6 +320,14 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
         }
         None => (s.clone(), estimate_bytes(s, total), 1, true),
     }
+}
+
+/// Whether a speed meets the workload's per-user targets (none set: it does).
+#[must_use]
+pub fn meets_targets(w: &crate::inputs::Workload, sp: &Speed) -> bool {
+    w.target_tokens_per_s
+        .is_none_or(|t| sp.decode_tokens_per_s_per_user >= t)
+        && w.max_ttft_ms.is_none_or(|t| sp.ttft_s * 1000.0 <= t)
 }
 
 /// Answers a scenario.

@@ -217,6 +217,7 @@ mod tests {
                 prompt_tokens: 2000,
                 output_tokens: 500,
                 target_tokens_per_s: Some(30.5),
+                max_ttft_ms: Some(750.0),
             },
         };
         let (back, notices) = decode(&encode(&i));

@@ -295,3 +295,34 @@ fn hybrid_kv_groups_serialize_as_the_list_of_groups() {
         (131_072, 27_024)
     );
 }
+
+#[test]
+fn a_time_to_first_token_target_widens_the_layout() {
+    use vramfit_core::catalog::Catalog;
+    use vramfit_core::plan::{plan, Inputs};
+    let cat = Catalog::bundled();
+    let mut base = Inputs {
+        model: "llama-3.1-70b".into(),
+        gpu: "h100-sxm".into(),
+        ..Inputs::default()
+    };
+    base.workload.prompt_tokens = 8192;
+    let p = plan(&cat, &base).unwrap();
+    let slow = p.speed.ttft_s * 1000.0;
+    // Prefill of 8192 tokens on the fewest GPUs is compute-bound: TTFT ~ 2 x params x tokens
+    // / (TP x peak). Asking for 60 % of it needs at least twice the tensor parallelism.
+    let mut fast = base.clone();
+    fast.workload.max_ttft_ms = Some(slow * 0.6);
+    let q = plan(&cat, &fast).unwrap();
+    assert!(
+        q.tensor_parallel_size >= 2 * p.tensor_parallel_size,
+        "{} vs {}",
+        q.tensor_parallel_size,
+        p.tensor_parallel_size
+    );
+    assert!(q.speed.ttft_s * 1000.0 <= slow * 0.6);
+    // The same target through the link and back.
+    let (back, notices) = vramfit_core::share::decode(&vramfit_core::share::encode(&fast));
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(back.workload.max_ttft_ms, fast.workload.max_ttft_ms);
+}
