@@ -574,3 +574,24 @@ fn test_hooks_listed_in_architecture_exist_in_the_ui() {
         );
     }
 }
+
+#[test]
+fn the_bundle_rules_hold() {
+    // ARCHITECTURE.md, "Bundle policy": each of these instantiates code the page would carry
+    // once more (a second JSON reader; a sort per closure). The page's crates use the core's
+    // one copy instead.
+    let banned = [
+        "serde_json::from_slice",
+        ".sort_by(",
+        ".sort_by_key(",
+        ".sort_unstable_by(",
+    ];
+    for dir in ["src", "crates/vramfit-core/src"] {
+        assert_absent_outside(
+            dir,
+            Some("crates/vramfit-core/src/order.rs"),
+            &banned,
+            "(use vramfit_core::json_from_bytes / vramfit_core::order::sort_by)",
+        );
+    }
+}

@@ -2,6 +2,7 @@
 // the CLI (the same core) and with values worked out by hand, fail on any console error.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { launch, startServer, newPage, ready, cli, gib, text, shot } from './helpers.mjs';
 
 let browser, server;
@@ -134,5 +135,32 @@ test('units toggle between GiB and GB, and the engine commands match the layout'
   assert.ok(cmds.includes(`--tp ${e.tensor_parallel_size}`), 'SGLang');
   assert.ok(cmds.includes('device_map="auto"'), 'transformers');
   assert.ok(cmds.includes('llama-server'), 'llama.cpp');
+  assert.deepEqual(page.errors, []);
+});
+
+test('a value the input table refuses shows its message, keeps what was typed, and leaves the URL', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/?util=0.9');
+  await ready(page);
+  const util = page.getByTestId('gpu-util');
+  // The limits come from the core's table (crates/vramfit-core/src/inputs.rs: 0.05..=1).
+  assert.equal(await util.getAttribute('min'), '0.05');
+  assert.equal(await util.getAttribute('max'), '1');
+  await util.fill('0.03');
+  const msg = page.locator('.vf-field-error');
+  await msg.waitFor();
+  // The same message a link gets (share::decode) and the CLI prints.
+  assert.equal((await msg.textContent()).trim(), '`--gpu-memory-utilization` must be between 0.05 and 1; got 0.03');
+  assert.equal(await util.getAttribute('aria-invalid'), 'true');
+  assert.equal(await util.inputValue(), '0.03');
+  assert.ok(page.url().endsWith('?util=0.9'), page.url());
+  const bin = new URL('../../target/debug/vramfit', import.meta.url).pathname;
+  const link = spawnSync(bin, ['plan', 'llama-3.1-8b', '--gpu', 'h100-sxm', '--gpu-memory-utilization', '0.03'], { encoding: 'utf8' });
+  assert.equal(link.status, 2);
+  assert.ok(link.stderr.includes('`--gpu-memory-utilization` must be between 0.05 and 1; got 0.03'), link.stderr);
+  // A valid value clears the message and moves the URL.
+  await util.fill('0.8');
+  await page.waitForFunction(() => location.search.includes('util=0.8'));
+  assert.equal(await page.locator('.vf-field-error').count(), 0);
   assert.deepEqual(page.errors, []);
 });
