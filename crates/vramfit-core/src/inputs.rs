@@ -617,23 +617,6 @@ impl Inputs {
         }
         Ok(())
     }
-
-    /// Every value that is outside its row's range, with the message [`Inputs::set`] gives
-    /// (for inputs built field by field, as the CLI's typed flags build them).
-    #[must_use]
-    pub fn problems(&self) -> Vec<(&'static Key, String)> {
-        let mut out = Vec::new();
-        for k in &KEYS {
-            let Some(text) = self.text(k.field) else {
-                continue;
-            };
-            let mut probe = self.clone();
-            if let Err(e) = probe.set(k.field, &text) {
-                out.push((k, e));
-            }
-        }
-        out
-    }
 }
 
 /// A float as the shortest text that reads back to it. `Display` never writes an exponent,
@@ -774,16 +757,6 @@ mod tests {
         // A required number is never emptied.
         assert!(i.set(Field::Users, "").is_err());
         assert!(i.set(Field::MaxModelLen, "").is_err());
-    }
-
-    #[test]
-    fn problems_name_values_the_table_refuses() {
-        let mut i = Inputs::default();
-        i.flags.gpu_memory_utilization = Some(0.03);
-        i.flags.block_size = Some(0);
-        let p: Vec<&str> = i.problems().iter().map(|(k, _)| k.url).collect();
-        assert_eq!(p, ["util", "block"]);
-        assert!(Inputs::default().problems().is_empty());
     }
 
     #[test]
