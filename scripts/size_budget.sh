@@ -3,7 +3,7 @@
 # - first load: index.html, the service worker and every file index.html names (the app's
 #   js, wasm, css, manifest and icon), except the import worker's and the catalog's sources
 #   (catalog-sources-<hash>.json, fetched when the Catalog view opens);
-# - the import worker (src/worker/: safetensors import, OOM diagnosis), fetched on first
+# - the import worker (crates/vramfit-worker: safetensors import, OOM diagnosis), fetched on first
 #   use of those features (and pre-cached by the service worker after the first load).
 # Budgets (bytes) live in scripts/size_budget.txt and scripts/worker_budget.txt, each set
 # with >= 3 % headroom over the measured size (ARCHITECTURE.md, "Bundle policy"), so that

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Names the import worker's files by their content and tells the page where they are.
 
-Trunk builds the worker (`src/worker/`, `data-type="worker"` in index.html) without content
+Trunk builds the worker (`crates/vramfit-worker`, `data-type="worker"` in index.html) without content
 hashes, because a worker's URL is chosen at run time. An unhashed file would let the service
 worker's cache-first rule serve an old worker to a new page, so this post-build step
 (scripts/post_build.py):

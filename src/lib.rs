@@ -5,7 +5,6 @@
 
 pub mod charts;
 pub mod components;
-pub mod protocol;
 pub mod state;
 pub mod worker_client;
 

@@ -1,7 +1,6 @@
 //! The view-model: the URL query is the single source of truth; everything shown is a
 //! `Memo` over it that calls the core. Effects only sync with the outside world.
 
-use crate::protocol::Imported;
 use leptos::prelude::*;
 use std::sync::LazyLock;
 use vramfit_core::catalog::Catalog;
@@ -10,6 +9,7 @@ use vramfit_core::model::ModelArch;
 use vramfit_core::plan::{custom_plan, plan, resolve_gpu, Inputs, Plan};
 use vramfit_core::share::{self, Notice};
 use vramfit_core::units::Units;
+use vramfit_protocol::Imported;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen::{closure::Closure, JsCast};
 

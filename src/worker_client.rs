@@ -1,4 +1,5 @@
-//! The page's side of the import worker (`src/worker/`; messages in `src/protocol.rs`).
+//! The page's side of the import worker (`crates/vramfit-worker`; messages in the
+//! `vramfit-protocol` crate).
 //!
 //! The worker is a second WebAssembly module, started on the first request, so the first
 //! load carries none of its code. Its hashed file name comes from the
@@ -13,20 +14,15 @@ use leptos::prelude::{GetValue, SetValue, StoredValue};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+pub use vramfit_protocol::Reply;
+use vramfit_protocol::Request;
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 use web_sys::{Event, MessageEvent, Worker};
 
-/// What the worker says about one request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reply {
-    /// A status line; the answer comes later.
-    Progress(String),
-    /// The answer: JSON of the request's result type (`src/protocol.rs`).
-    Done(String),
-    /// The problem, worded for people.
-    Failed(String),
-}
+/// The error shown if the worker answers a request with another request's answer (it never
+/// does: each request has one answer type).
+pub const OTHER_ANSWER: &str = "the import worker answered another request";
 
 type Handler = Rc<dyn Fn(Reply)>;
 
@@ -71,12 +67,6 @@ fn handler(id: u32, last: bool) -> Option<Handler> {
 
 fn on_message(ev: &MessageEvent) {
     let data = ev.data();
-    let field = |k: &str| {
-        Reflect::get(&data, &k.into())
-            .ok()
-            .and_then(|v| v.as_string())
-    };
-    let text = field("text").unwrap_or_default();
     // OK because: ids are u32 counters sent by this module and echoed back.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let Some(id) = Reflect::get(&data, &"id".into())
@@ -86,12 +76,15 @@ fn on_message(ev: &MessageEvent) {
     else {
         return;
     };
-    let (reply, last) = match field("kind").as_deref() {
-        Some("progress") => (Reply::Progress(text), false),
-        Some("done") => (Reply::Done(text), true),
-        _ => (Reply::Failed(text), true),
+    let field = |k: &str| {
+        Reflect::get(&data, &k.into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default()
     };
-    if let Some(h) = handler(id, last) {
+    let reply = Reply::from_parts(&field("kind"), field("text"))
+        .unwrap_or_else(|e| Reply::Failed(format!("the import worker's answer did not read: {e}")));
+    if let Some(h) = handler(id, reply.is_last()) {
         h(reply);
     }
 }
@@ -140,11 +133,13 @@ fn start() -> Result<Client, String> {
     })
 }
 
-/// Sends `{id, op, fields…}` to the worker (starting it if needed); `on` hears the
-/// progress lines and then one `Done` or `Failed`.
-pub fn request(op: &str, fields: &[(&str, JsValue)], on: impl Fn(Reply) + 'static) {
+/// Sends `{id, request, files}` to the worker (starting it if needed): `request` the JSON
+/// of `req`, `files` the `File`s of [`Request::ImportFiles`]. `on` hears the progress lines
+/// and then one answer or `Failed`.
+pub fn request(req: &Request, files: Option<&js_sys::Array>, on: impl Fn(Reply) + 'static) {
     let on: Handler = Rc::new(on);
     let sent = CLIENT.with(|c| -> Result<(), String> {
+        let text = req.to_json();
         let mut c = c.borrow_mut();
         if c.as_ref().is_none_or(|cl| cl.broken) {
             *c = Some(start()?);
@@ -156,9 +151,9 @@ pub fn request(op: &str, fields: &[(&str, JsValue)], on: impl Fn(Reply) + 'stati
         let id = client.next_id;
         let msg = Object::new();
         let _ = Reflect::set(&msg, &"id".into(), &id.into());
-        let _ = Reflect::set(&msg, &"op".into(), &op.into());
-        for (k, v) in fields {
-            let _ = Reflect::set(&msg, &(*k).into(), v);
+        let _ = Reflect::set(&msg, &"request".into(), &text.into());
+        if let Some(files) = files {
+            let _ = Reflect::set(&msg, &"files".into(), files);
         }
         client
             .worker
@@ -192,17 +187,17 @@ impl Latest {
     }
 
     /// [`request`], superseding the previous one.
-    pub fn request(self, op: &str, fields: &[(&str, JsValue)], on: impl Fn(Reply) + 'static) {
+    pub fn request(
+        self,
+        req: &Request,
+        files: Option<&js_sys::Array>,
+        on: impl Fn(Reply) + 'static,
+    ) {
         let generation = self.cancel();
-        request(op, fields, move |reply| {
+        request(req, files, move |reply| {
             if self.0.get_value() == generation {
                 on(reply);
             }
         });
     }
-}
-
-/// Reads the JSON of a `Done` reply (`src/protocol.rs`).
-pub fn answer<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, String> {
-    serde_json::from_str(json).map_err(|e| format!("the import worker's answer did not read: {e}"))
 }

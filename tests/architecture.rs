@@ -458,7 +458,7 @@ fn the_ui_computes_nothing() {
 #[test]
 fn the_page_leaves_imports_and_oom_diagnosis_to_the_worker() {
     // The first load carries none of the header parser, the index check or the OOM reader:
-    // the page's code (everything in src/ but the worker) never calls them.
+    // the page's code (src/) never calls them; the worker (crates/vramfit-worker) does.
     let banned = [
         "parse_header",
         "from_headers",
@@ -469,18 +469,86 @@ fn the_page_leaves_imports_and_oom_diagnosis_to_the_worker() {
         "import_hub",
         "gloo_net",
     ];
-    assert_absent_outside(
+    assert_absent(
         "src",
-        Some("src/worker"),
         &banned,
-        "belongs to the import worker (src/worker/)",
+        "belongs to the import worker (crates/vramfit-worker)",
+    );
+    // The messages between them name no operation by a bare string (they are
+    // `vramfit_protocol::Request`), and neither side keeps a copy of them.
+    assert_absent(
+        "src",
+        &["#[path", "\"op\""],
+        "(the messages are vramfit-protocol's)",
     );
     // And the worker has no UI.
     assert_absent(
-        "src/worker",
-        &["leptos", "plotters"],
+        "crates/vramfit-worker",
+        &["leptos", "plotters", "#[path"],
         "in the import worker",
     );
+}
+
+/// `cargo tree -e features` for the wasm target, one line per package or feature.
+fn wasm_features(package: &str) -> String {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "-p",
+            package,
+            "-e",
+            "features",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--prefix",
+            "none",
+            "--offline",
+        ])
+        .current_dir(root())
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_page_builds_the_core_without_import_or_oom() {
+    // The page depends on the core with `default-features = false`, so a call from src/ to
+    // the header parser, `Report::from_headers`, the index check or the OOM reader does not
+    // compile. Trunk builds the page alone (features unify per build, not per workspace), so
+    // the worker's and the CLI's features stay out of it: the page's tree, as cargo resolves
+    // it for the wasm target, has the core without them.
+    let page = wasm_features("vramfit-web");
+    assert!(
+        page.lines().any(|l| l.starts_with("vramfit-core v")),
+        "cargo tree output looks wrong: {page}"
+    );
+    for feature in ["default", "import", "oom"] {
+        let line = format!("vramfit-core feature \"{feature}\"");
+        assert!(
+            !page.lines().any(|l| l.trim() == line),
+            "the page builds the core with `{feature}`:\n{page}"
+        );
+    }
+    // The worker has them (the check above reads the right lines), and no UI crate.
+    let worker = wasm_features("vramfit-worker");
+    for feature in ["import", "oom"] {
+        let line = format!("vramfit-core feature \"{feature}\"");
+        assert!(
+            worker.lines().any(|l| l.trim() == line),
+            "the worker builds the core without `{feature}`:\n{worker}"
+        );
+    }
+    for ui in ["leptos", "plotters"] {
+        assert!(
+            !worker.lines().any(|l| l.starts_with(&format!("{ui} "))),
+            "the import worker depends on `{ui}`:\n{worker}"
+        );
+    }
 }
 
 #[test]

@@ -1,18 +1,17 @@
 //! Bring your own model: drop or pick `.safetensors` shards, `model.safetensors.index.json`
 //! and `config.json`, or import a Hugging Face repo. Only headers are read.
 
-use crate::protocol::Imported;
 use crate::state::{AppState, Custom};
-use crate::worker_client::{answer, Latest, Reply};
+use crate::worker_client::{Latest, Reply, OTHER_ANSWER};
 use leptos::prelude::*;
 use vramfit_core::model::ModelArch;
 use vramfit_core::units::{fmt_bytes, fmt_count};
+use vramfit_protocol::{Imported, Request};
 use wasm_bindgen::JsCast;
 use web_sys::File;
 
-/// The model the worker read (`src/protocol.rs`), as the page uses it.
-fn custom(json: &str) -> Result<Custom, String> {
-    let mut model: Imported = answer(json)?;
+/// The model the worker read (`vramfit-protocol`), as the page uses it.
+fn custom(mut model: Imported) -> Result<Custom, String> {
     if let Some(r) = &mut model.report {
         r.refresh_ratios();
     }
@@ -66,12 +65,13 @@ pub fn ModelSource() -> impl IntoView {
     };
     // Only the latest load's answer is shown.
     let latest = Latest::default();
-    let send = move |op: &str, fields: &[(&str, wasm_bindgen::JsValue)], verb: String| {
+    let send = move |req: Request, files: Option<js_sys::Array>, verb: String| {
         set_error.set(None);
-        latest.request(op, fields, move |reply| match reply {
+        latest.request(&req, files.as_ref(), move |reply| match reply {
             Reply::Progress(p) => set_progress.set(p),
-            Reply::Done(json) => finish(custom(&json), verb.clone()),
+            Reply::Imported(model) => finish(custom(model), verb.clone()),
             Reply::Failed(e) => finish(Err(e), verb.clone()),
+            Reply::Explained(_) => finish(Err(OTHER_ANSWER.to_string()), verb.clone()),
         });
     };
     let take = move |files: Vec<File>| {
@@ -80,20 +80,18 @@ pub fn ModelSource() -> impl IntoView {
         }
         set_progress.set(format!("reading {} file(s)…", files.len()));
         let list: js_sys::Array = files.iter().collect();
-        send("files", &[("files", list.into())], "read".to_string());
+        send(Request::ImportFiles, Some(list), "read".to_string());
     };
     let import = move |_| {
         let r = repo.get_untracked();
         set_progress.set(format!("fetching {r}…"));
-        send(
-            "hub",
-            &[
-                ("repo", r.as_str().into()),
-                ("endpoint", endpoint.get_untracked().into()),
-                ("token", token.get_untracked().into()),
-            ],
-            format!("imported {r}:"),
-        );
+        let verb = format!("imported {r}:");
+        let req = Request::ImportHub {
+            repo: r,
+            token: token.get_untracked(),
+            endpoint: endpoint.get_untracked(),
+        };
+        send(req, None, verb);
     };
     let summary = move || {
         st.custom.get().map(|c| {

@@ -2,11 +2,11 @@
 //! worker reads the message and diagnoses it (`vramfit_core::oom::{parse, diagnose_with}`),
 //! so their code and texts stay out of the first load; this view shows the answer.
 
-use crate::protocol::Explained;
 use crate::state::AppState;
-use crate::worker_client::{answer, Latest, Reply};
+use crate::worker_client::{Latest, Reply, OTHER_ANSWER};
 use leptos::prelude::*;
 use vramfit_core::units::{fmt_bytes, fmt_count};
+use vramfit_protocol::{Explained, Request};
 
 /// The question an answer is for: the pasted text and the model's parameter count.
 type AskedFor = (String, Option<u64>);
@@ -33,19 +33,19 @@ pub fn OomView() -> impl IntoView {
         }
         Some((t, p)) => {
             let key = (t.clone(), p);
-            let p = p.map_or(wasm_bindgen::JsValue::NULL, |x| x.to_string().into());
-            latest.request(
-                "oom",
-                &[("text", t.into()), ("parameters", p)],
-                move |reply| {
-                    let explained = match reply {
-                        Reply::Progress(_) => return,
-                        Reply::Done(json) => answer::<Explained>(&json),
-                        Reply::Failed(e) => Err(e),
-                    };
-                    answered.set(Some((key.clone(), explained)));
-                },
-            );
+            let ask = Request::ExplainOom {
+                text: t,
+                parameters: p,
+            };
+            latest.request(&ask, None, move |reply| {
+                let explained = match reply {
+                    Reply::Progress(_) => return,
+                    Reply::Explained(e) => Ok(e),
+                    Reply::Failed(e) => Err(e),
+                    Reply::Imported(_) => Err(OTHER_ANSWER.to_string()),
+                };
+                answered.set(Some((key.clone(), explained)));
+            });
         }
     });
     // The answer shown: the latest one while the text is not empty (kept while a newer

@@ -35,14 +35,24 @@
 mod diagnose;
 mod parse;
 
-pub use diagnose::{diagnose, diagnose_with, Cause, Finding, Hints};
-pub use parse::{parse, OomParseError, OomReport, OomSource, MAX_SCAN_BYTES};
+// The types are always here (the web page shows them); reading and explaining a message
+// need the `oom` feature (default on; the page builds without it: ARCHITECTURE.md).
+#[cfg(feature = "oom")]
+pub use diagnose::{diagnose, diagnose_with};
+pub use diagnose::{Cause, Finding, Hints};
+#[cfg(feature = "oom")]
+pub use parse::parse;
+pub use parse::{OomParseError, OomReport, OomSource, MAX_SCAN_BYTES};
 
 // Binary byte units, shared by the parser and the diagnosis.
+#[cfg(feature = "oom")]
 const KIB: u64 = 1 << 10;
+#[cfg(feature = "oom")]
 const MIB: u64 = 1 << 20;
+#[cfg(feature = "oom")]
 const GIB: u64 = 1 << 30;
+#[cfg(feature = "oom")]
 const TIB: u64 = 1 << 40;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "oom"))]
 mod tests;

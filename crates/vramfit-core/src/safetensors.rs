@@ -46,24 +46,35 @@
 //! # Ok::<(), vramfit_core::safetensors::HeaderError>(())
 //! ```
 
+// The report's types are always here (the web page shows them); the parser, the index check
+// and `Report::from_headers` need the `import` feature (default on; the page builds without
+// it: ARCHITECTURE.md).
 mod dtype;
+#[cfg(feature = "import")]
 mod error;
+#[cfg(feature = "import")]
 mod header;
+#[cfg(feature = "import")]
 mod index;
 mod quant;
 mod report;
+#[cfg(feature = "import")]
 mod scan;
+#[cfg(feature = "import")]
 mod via_serde;
 
 pub use dtype::Dtype;
+#[cfg(feature = "import")]
 pub use error::HeaderError;
+#[cfg(feature = "import")]
 pub use header::{
     header_len, parse_file, parse_header, parse_header_via_serde, Header, TensorInfo,
     MAX_HEADER_SIZE,
 };
+#[cfg(feature = "import")]
 pub use index::{check_against_index, index_shards, IndexCheck, IndexProblem};
 pub use quant::Quantization;
 pub use report::{MoeSplit, Report};
 
-#[cfg(test)]
+#[cfg(all(test, feature = "import"))]
 mod tests;

@@ -43,6 +43,7 @@
 //! judged against `max allowed`; driver and cuBLAS errors carry no numbers and
 //! get generic findings.
 
+#[cfg(feature = "oom")]
 use super::{OomReport, OomSource, GIB, MIB};
 use serde::{Deserialize, Serialize};
 
@@ -91,12 +92,14 @@ pub struct Hints {
 ///
 /// Equivalent to [`diagnose_with`] with no hints. The thresholds and their
 /// reasoning are described in this module's docs (`oom/diagnose.rs`).
+#[cfg(feature = "oom")]
 pub fn diagnose(report: &OomReport) -> Vec<Finding> {
     diagnose_with(report, &Hints::default())
 }
 
 /// Like [`diagnose`], using facts the caller knows (e.g. the parameter count
 /// of the model, which enables [`Cause::Fp32Suspected`]).
+#[cfg(feature = "oom")]
 pub fn diagnose_with(report: &OomReport, hints: &Hints) -> Vec<Finding> {
     let mut ranked: Vec<(f64, Finding)> = Vec::new();
     match report.source {
@@ -119,8 +122,10 @@ pub fn diagnose_with(report: &OomReport, hints: &Hints) -> Vec<Finding> {
     findings
 }
 
+#[cfg(feature = "oom")]
 use crate::units::fmt_bytes_torch as fmt_bytes;
 
+#[cfg(feature = "oom")]
 fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 {
         0.0
@@ -129,6 +134,7 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
+#[cfg(feature = "oom")]
 fn nvidia_smi_fix(gpu: Option<u32>) -> String {
     let on = gpu.map_or_else(String::new, |g| format!(" (GPU {g})"));
     format!(
@@ -137,6 +143,7 @@ fn nvidia_smi_fix(gpu: Option<u32>) -> String {
     )
 }
 
+#[cfg(feature = "oom")]
 fn alloc_conf_var(source: OomSource) -> &'static str {
     if source == OomSource::PyTorchHip {
         "PYTORCH_HIP_ALLOC_CONF"
@@ -146,6 +153,7 @@ fn alloc_conf_var(source: OomSource) -> &'static str {
 }
 
 /// Memory budget of an allocator report, see the module docs.
+#[cfg(feature = "oom")]
 struct Budget {
     own_inferred_pid: Option<u32>,
     others: Vec<(u32, u64)>,
@@ -153,6 +161,7 @@ struct Budget {
     overhead: u64,
 }
 
+#[cfg(feature = "oom")]
 fn budget(r: &OomReport, cap: u64, free: u64) -> Budget {
     let reserved = r.reserved_by_pytorch_bytes;
     let mut own = r.this_process_in_use_bytes;
@@ -197,6 +206,7 @@ fn budget(r: &OomReport, cap: u64, free: u64) -> Budget {
     }
 }
 
+#[cfg(feature = "oom")]
 fn diagnose_allocator(r: &OomReport, out: &mut Vec<(f64, Finding)>) {
     let gpu = r.gpu_index;
     let req = r.tried_to_allocate_bytes;
@@ -414,6 +424,7 @@ fn diagnose_allocator(r: &OomReport, out: &mut Vec<(f64, Finding)>) {
     }
 }
 
+#[cfg(feature = "oom")]
 fn genuine_fixes() -> Vec<String> {
     vec![
         "Load the weights in bf16/fp16 rather than fp32, or quantized (8-bit / 4-bit: \
@@ -428,6 +439,7 @@ fn genuine_fixes() -> Vec<String> {
     ]
 }
 
+#[cfg(feature = "oom")]
 fn generic_oom_finding(r: &OomReport) -> Finding {
     let mut fixes = vec![nvidia_smi_fix(r.gpu_index)];
     fixes.extend(genuine_fixes());
@@ -442,6 +454,7 @@ fn generic_oom_finding(r: &OomReport) -> Finding {
     }
 }
 
+#[cfg(feature = "oom")]
 fn diagnose_without_numbers(r: &OomReport, out: &mut Vec<(f64, Finding)>) {
     let (headline, detail) = if r.source == OomSource::Cublas {
         (
@@ -477,6 +490,7 @@ fn diagnose_without_numbers(r: &OomReport, out: &mut Vec<(f64, Finding)>) {
     out.push((0.5, generic_oom_finding(r)));
 }
 
+#[cfg(feature = "oom")]
 fn diagnose_mps(r: &OomReport, out: &mut Vec<(f64, Finding)>) {
     let in_use = r.this_process_in_use_bytes.or(r.allocated_by_pytorch_bytes);
     let detail = match (in_use, r.total_capacity_bytes, r.tried_to_allocate_bytes) {
@@ -514,6 +528,7 @@ fn diagnose_mps(r: &OomReport, out: &mut Vec<(f64, Finding)>) {
 }
 
 /// Rounds a context length down to a "round" value vLLM users would type.
+#[cfg(feature = "oom")]
 fn round_len(n: u64) -> u64 {
     if n >= 4096 {
         n / 1024 * 1024
@@ -524,6 +539,7 @@ fn round_len(n: u64) -> u64 {
     }
 }
 
+#[cfg(feature = "oom")]
 fn utilization_fix(r: &OomReport) -> String {
     match r.gpu_memory_utilization {
         Some(u) if u < 0.95 => format!(
@@ -538,6 +554,7 @@ fn utilization_fix(r: &OomReport) -> String {
     }
 }
 
+#[cfg(feature = "oom")]
 fn kv_pool_finding(r: &OomReport) -> Finding {
     let n = r.max_model_len;
     let fits: Option<(u64, &str)> = if let Some(e) = r.estimated_max_model_len {
@@ -602,6 +619,7 @@ fn kv_pool_finding(r: &OomReport) -> Finding {
     }
 }
 
+#[cfg(feature = "oom")]
 fn no_cache_blocks_finding(r: &OomReport) -> Finding {
     let budget = r.gpu_memory_utilization.map_or_else(
         || "the `gpu_memory_utilization` share of the GPU".to_string(),
@@ -627,6 +645,7 @@ fn no_cache_blocks_finding(r: &OomReport) -> Finding {
     }
 }
 
+#[cfg(feature = "oom")]
 fn startup_finding(r: &OomReport) -> Finding {
     let mut fixes = Vec::new();
     let detail = match (r.free_bytes, r.total_capacity_bytes) {
@@ -673,6 +692,7 @@ fn startup_finding(r: &OomReport) -> Finding {
     }
 }
 
+#[cfg(feature = "oom")]
 fn fp32_finding(r: &OomReport, hints: &Hints) -> Option<Finding> {
     if !matches!(
         r.source,

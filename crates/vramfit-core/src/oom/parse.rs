@@ -39,6 +39,7 @@
 //! Values too large for `u64` saturate to `u64::MAX`; more than 18 fractional
 //! digits are ignored.
 
+#[cfg(feature = "oom")]
 use super::{GIB, KIB, MIB, TIB};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -48,12 +49,16 @@ use std::fmt;
 pub const MAX_SCAN_BYTES: usize = 1 << 20;
 
 /// How far past the start of an allocator message its fields are looked for.
+#[cfg(feature = "oom")]
 const MESSAGE_WINDOW: usize = 64 * 1024;
 /// At most this many `Process N has …` entries are kept.
+#[cfg(feature = "oom")]
 pub(super) const MAX_PROCESSES: usize = 4096;
 /// Fractional digits beyond this are ignored when converting a number.
+#[cfg(feature = "oom")]
 const MAX_FRAC_DIGITS: u32 = 18;
 /// Longest unit word accepted after a number (`bytes` is 5).
+#[cfg(feature = "oom")]
 const MAX_UNIT_LEN: usize = 8;
 
 /// Which message (and therefore which program) the report was read from.
@@ -147,6 +152,7 @@ pub struct OomReport {
     pub gpu_memory_utilization: Option<f64>,
 }
 
+#[cfg(feature = "oom")]
 impl OomReport {
     pub(super) fn empty(source: OomSource) -> Self {
         OomReport {
@@ -203,6 +209,7 @@ impl std::error::Error for OomParseError {}
 ///
 /// [`OomParseError::NotAnOomMessage`] when none of the recognised messages
 /// occurs in the text.
+#[cfg(feature = "oom")]
 pub fn parse(text: &str) -> Result<OomReport, OomParseError> {
     let normalized = normalize(text);
     let s = normalized.as_str();
@@ -216,6 +223,7 @@ pub fn parse(text: &str) -> Result<OomReport, OomParseError> {
 }
 
 /// Caps the input, lower-cases ASCII and collapses whitespace runs to one space.
+#[cfg(feature = "oom")]
 fn normalize(text: &str) -> String {
     let capped = &text[..floor_boundary(text, MAX_SCAN_BYTES)];
     let mut out = String::with_capacity(capped.len());
@@ -235,6 +243,7 @@ fn normalize(text: &str) -> String {
 }
 
 /// Largest char boundary of `s` at or below `i`.
+#[cfg(feature = "oom")]
 fn floor_boundary(s: &str, i: usize) -> usize {
     if i >= s.len() {
         return s.len();
@@ -246,14 +255,17 @@ fn floor_boundary(s: &str, i: usize) -> usize {
     i
 }
 
+#[cfg(feature = "oom")]
 fn find_from(s: &str, from: usize, pat: &str) -> Option<usize> {
     s.get(from..)?.find(pat).map(|i| i + from)
 }
 
+#[cfg(feature = "oom")]
 fn after(s: &str, from: usize, pat: &str) -> Option<usize> {
     find_from(s, from, pat).map(|i| i + pat.len())
 }
 
+#[cfg(feature = "oom")]
 fn skip_spaces(s: &str, mut i: usize) -> usize {
     while s.as_bytes().get(i) == Some(&b' ') {
         i += 1;
@@ -261,11 +273,13 @@ fn skip_spaces(s: &str, mut i: usize) -> usize {
     i
 }
 
+#[cfg(feature = "oom")]
 fn byte_at(s: &str, i: usize) -> Option<u8> {
     s.as_bytes().get(i).copied()
 }
 
 /// A decimal number as printed: `mantissa / 10^frac_digits`.
+#[cfg(feature = "oom")]
 #[derive(Debug, Clone, Copy)]
 struct Decimal {
     mantissa: u128,
@@ -273,6 +287,7 @@ struct Decimal {
     saturated: bool,
 }
 
+#[cfg(feature = "oom")]
 impl Decimal {
     /// Exact value × `unit`, rounded to nearest (halves up), saturating.
     fn times(self, unit: u64) -> u64 {
@@ -291,6 +306,7 @@ impl Decimal {
 }
 
 /// Appends decimal digit `d` (ASCII) to `mantissa`, flagging overflow.
+#[cfg(feature = "oom")]
 fn push_digit(mantissa: &mut u128, saturated: &mut bool, d: u8) {
     match mantissa
         .checked_mul(10)
@@ -302,6 +318,7 @@ fn push_digit(mantissa: &mut u128, saturated: &mut bool, d: u8) {
 }
 
 /// Reads `digits[.digits]` at `start` (no sign, no exponent).
+#[cfg(feature = "oom")]
 fn parse_decimal(s: &str, start: usize) -> Option<(Decimal, usize)> {
     let mut i = start;
     let mut mantissa: u128 = 0;
@@ -339,6 +356,7 @@ fn parse_decimal(s: &str, start: usize) -> Option<(Decimal, usize)> {
 }
 
 /// Reads an unsigned integer; `None` if absent or too large for `u64`.
+#[cfg(feature = "oom")]
 fn parse_uint(s: &str, start: usize) -> Option<(u64, usize)> {
     let mut i = start;
     let mut v: u64 = 0;
@@ -356,17 +374,20 @@ fn parse_uint(s: &str, start: usize) -> Option<(u64, usize)> {
     (i > start && !overflow).then_some((v, i))
 }
 
+#[cfg(feature = "oom")]
 fn parse_u32(s: &str, start: usize) -> Option<u32> {
     parse_uint(s, start).and_then(|(v, _)| u32::try_from(v).ok())
 }
 
 /// Reads a float such as `0.9`; only finite values in `0..=1` are accepted.
+#[cfg(feature = "oom")]
 fn parse_fraction(s: &str, start: usize) -> Option<f64> {
     let (_, end) = parse_decimal(s, start)?;
     let v = crate::decimal::parse_f64(s.get(start..end)?)?;
     (v.is_finite() && (0.0..=1.0).contains(&v)).then_some(v)
 }
 
+#[cfg(feature = "oom")]
 fn unit_multiplier(word: &str) -> Option<u64> {
     Some(match word {
         "b" | "byte" | "bytes" => 1,
@@ -379,6 +400,7 @@ fn unit_multiplier(word: &str) -> Option<u64> {
 }
 
 /// Reads a unit word (letters only, at most [`MAX_UNIT_LEN`]) at `start`.
+#[cfg(feature = "oom")]
 fn parse_unit(s: &str, start: usize) -> Option<(u64, usize)> {
     let mut e = start;
     while byte_at(s, e).is_some_and(|c| c.is_ascii_alphabetic()) {
@@ -391,23 +413,27 @@ fn parse_unit(s: &str, start: usize) -> Option<(u64, usize)> {
 }
 
 /// Reads `<number> <unit>` (spaces allowed around) and returns bytes.
+#[cfg(feature = "oom")]
 fn parse_size(s: &str, start: usize) -> Option<(u64, usize)> {
     let (d, e) = parse_decimal(s, skip_spaces(s, start))?;
     let (unit, e) = parse_unit(s, skip_spaces(s, e))?;
     Some((d.times(unit), e))
 }
 
+#[cfg(feature = "oom")]
 fn parse_size_after(s: &str, from: usize, pat: &str) -> Option<(u64, usize)> {
     parse_size(s, after(s, from, pat)?)
 }
 
 /// Window `[start, start + len)` of `s`, cut on char boundaries.
+#[cfg(feature = "oom")]
 fn window(s: &str, start: usize, len: usize) -> &str {
     let end = floor_boundary(s, start.saturating_add(len));
     s.get(start..end).unwrap_or("")
 }
 
 /// The word (ASCII letters) right before `pos`, skipping one space.
+#[cfg(feature = "oom")]
 fn preceding_word(s: &str, pos: usize) -> &str {
     let head = &s[..pos];
     let head = head.strip_suffix(' ').unwrap_or(head);
@@ -420,6 +446,7 @@ fn preceding_word(s: &str, pos: usize) -> &str {
     &head[head.len() - start..]
 }
 
+#[cfg(feature = "oom")]
 fn parse_allocator(s: &str) -> Option<OomReport> {
     const ANCHOR: &str = "out of memory. tried to allocate";
     let p = s.rfind(ANCHOR)?;
@@ -459,6 +486,7 @@ fn parse_allocator(s: &str) -> Option<OomReport> {
 }
 
 /// PyTorch 1.x: `(GPU 0; X total capacity; X already allocated; X free; [X allowed; ]X reserved in total by PyTorch)`.
+#[cfg(feature = "oom")]
 fn read_v1_details(w: &str, open: usize, r: &mut OomReport) {
     let close = find_from(w, open, ")").unwrap_or_else(|| floor_boundary(w, open + 1024));
     let Some(content) = w.get(open + 1..close) else {
@@ -487,6 +515,7 @@ fn read_v1_details(w: &str, open: usize, r: &mut OomReport) {
 }
 
 /// PyTorch 2.x: `. GPU 0 has a total capacity of X of which X is free. [Process …] Of the allocated memory X is allocated by PyTorch, [with …, ]and X is reserved by PyTorch but unallocated.`
+#[cfg(feature = "oom")]
 fn read_v2_details(w: &str, e: usize, r: &mut OomReport) {
     const CAPACITY: &str = " has a total capac"; // "capacity" and 2.1's "capacty"
     let mut cursor = e;
@@ -546,6 +575,7 @@ fn read_v2_details(w: &str, e: usize, r: &mut OomReport) {
     }
 }
 
+#[cfg(feature = "oom")]
 fn parse_mps(s: &str) -> Option<OomReport> {
     let p = s.rfind("mps backend out of memory")?;
     let w = window(s, p, 4096);
@@ -561,6 +591,7 @@ fn parse_mps(s: &str) -> Option<OomReport> {
     Some(r)
 }
 
+#[cfg(feature = "oom")]
 fn parse_bare_allocator(s: &str) -> Option<OomReport> {
     let cuda = s.rfind("cuda out of memory");
     let hip = s.rfind("hip out of memory");
@@ -573,11 +604,13 @@ fn parse_bare_allocator(s: &str) -> Option<OomReport> {
     Some(OomReport::empty(source))
 }
 
+#[cfg(feature = "oom")]
 fn parse_cublas(s: &str) -> Option<OomReport> {
     s.contains("cublas_status_alloc_failed")
         .then(|| OomReport::empty(OomSource::Cublas))
 }
 
+#[cfg(feature = "oom")]
 fn parse_driver(s: &str) -> Option<OomReport> {
     const PATTERNS: [&str; 4] = [
         "cuda error: out of memory",
@@ -591,6 +624,7 @@ fn parse_driver(s: &str) -> Option<OomReport> {
         .then(|| OomReport::empty(OomSource::CudaDriver))
 }
 
+#[cfg(feature = "oom")]
 fn parse_vllm(s: &str) -> Option<OomReport> {
     let mut r = parse_vllm_free_memory(s)
         .or_else(|| parse_vllm_kv_v1(s))
@@ -606,6 +640,7 @@ fn parse_vllm(s: &str) -> Option<OomReport> {
 }
 
 /// `free memory on device[ cuda:N] (A/B GiB) on startup is less than desired gpu memory utilization (U, C GiB)`
+#[cfg(feature = "oom")]
 fn parse_vllm_free_memory(s: &str) -> Option<OomReport> {
     const ANCHOR: &str = "free memory on device";
     let p = s.rfind(ANCHOR)?;
@@ -639,6 +674,7 @@ fn parse_vllm_free_memory(s: &str) -> Option<OomReport> {
 }
 
 /// V1: `to serve at least one request with the models's max seq len (N), (X gib kv cache is needed, … available kv cache memory (Y gib). based on the available memory, the estimated maximum model length is E.`
+#[cfg(feature = "oom")]
 fn parse_vllm_kv_v1(s: &str) -> Option<OomReport> {
     const ANCHOR: &str = "to serve at least one request with the model";
     let p = s.rfind(ANCHOR)?;
@@ -664,6 +700,7 @@ fn parse_vllm_kv_v1(s: &str) -> Option<OomReport> {
 }
 
 /// V0: `the model's max seq len (N) is larger than the maximum number of tokens that can be stored in kv cache (M).`
+#[cfg(feature = "oom")]
 fn parse_vllm_kv_v0(s: &str) -> Option<OomReport> {
     const ANCHOR: &str =
         "larger than the maximum number of tokens that can be stored in kv cache (";
@@ -678,6 +715,7 @@ fn parse_vllm_kv_v0(s: &str) -> Option<OomReport> {
 }
 
 /// The last `gpu_memory_utilization` setting written anywhere in a pasted log.
+#[cfg(feature = "oom")]
 fn find_utilization_setting(s: &str) -> Option<f64> {
     const KEYS: [&str; 7] = [
         "gpu_memory_utilization=",
@@ -695,5 +733,5 @@ fn find_utilization_setting(s: &str) -> Option<f64> {
         .map(|(_, f)| f)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "oom"))]
 mod tests;

@@ -169,6 +169,7 @@ impl Dtype {
     ///
     /// `Err(None)` on `u64` overflow, `Err(Some(bits))` when the elements do
     /// not fill a whole number of bytes (sub-byte dtypes).
+    #[cfg(feature = "import")]
     pub(super) fn bytes_for(self, elements: u64) -> Result<u64, Option<u64>> {
         // elements * bits / 8, split so that no spurious overflow occurs when
         // elements * bits exceeds u64 but the byte count does not.

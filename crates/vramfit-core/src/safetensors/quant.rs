@@ -5,8 +5,10 @@
 //! `g_idx`/`scales` shapes), compressed-tensors int32 `weight_packed` x8,
 //! MXFP4 `_blocks` x2, NVFP4 packed U8 x2, bitsandbytes 4-bit U8 x2.
 
+#[cfg(feature = "import")]
 use super::{Dtype, TensorInfo};
 use serde::Serialize;
+#[cfg(feature = "import")]
 use std::collections::BTreeMap;
 
 /// Quantization scheme detected from tensor names and dtypes.
@@ -58,11 +60,13 @@ impl Quantization {
 }
 
 /// Splits `a.b.c` into (`a.b`, `c`).
+#[cfg(feature = "import")]
 fn split_leaf(name: &str) -> (&str, &str) {
     name.rsplit_once('.').unwrap_or(("", name))
 }
 
 /// All tensors of all shards by name (first occurrence wins).
+#[cfg(feature = "import")]
 pub(super) struct TensorIndex<'a> {
     pub(super) by_name: BTreeMap<&'a str, TensorInfo<'a>>,
     /// Which of [`LEAVES`] occur as a last name component, found in one pass.
@@ -70,6 +74,7 @@ pub(super) struct TensorIndex<'a> {
 }
 
 /// The last name components [`detect_quantization`] asks about.
+#[cfg(feature = "import")]
 const LEAVES: [&str; 7] = [
     "qweight",
     "scales",
@@ -80,6 +85,7 @@ const LEAVES: [&str; 7] = [
     "SCB",
 ];
 
+#[cfg(feature = "import")]
 impl<'a> TensorIndex<'a> {
     fn sibling(&self, prefix: &str, leaf: &str) -> Option<TensorInfo<'a>> {
         if prefix.is_empty() {
@@ -112,6 +118,7 @@ impl<'a> TensorIndex<'a> {
 }
 
 /// How a tensor is packed, for the logical parameter count.
+#[cfg(feature = "import")]
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Packing {
     Plain,
@@ -122,6 +129,7 @@ pub(super) enum Packing {
     Bnb4,
 }
 
+#[cfg(feature = "import")]
 impl Packing {
     pub(super) const fn factor(self) -> u64 {
         match self {
@@ -135,11 +143,13 @@ impl Packing {
 
 /// Whether `leaf` is the last component of `name` (`a.b.leaf` or `leaf`): a suffix test,
 /// cheaper than [`split_leaf`], which the report calls only for the tensors it must.
+#[cfg(feature = "import")]
 fn leaf_is(name: &str, leaf: &str) -> bool {
     name.strip_suffix(leaf)
         .is_some_and(|p| p.is_empty() || p.ends_with('.'))
 }
 
+#[cfg(feature = "import")]
 pub(super) fn packing_of(t: &TensorInfo<'_>, idx: &TensorIndex<'_>) -> Packing {
     let int32 = matches!(t.dtype, Dtype::I32 | Dtype::U32);
     if !int32 && t.dtype != Dtype::U8 {
@@ -175,6 +185,7 @@ pub(super) fn packing_of(t: &TensorInfo<'_>, idx: &TensorIndex<'_>) -> Packing {
     Packing::Plain
 }
 
+#[cfg(feature = "import")]
 fn is_nvfp4_weight(prefix: &str, idx: &TensorIndex<'_>) -> bool {
     idx.sibling(prefix, "weight_scale")
         .is_some_and(|s| s.dtype == Dtype::F8_E4M3)
@@ -184,6 +195,7 @@ fn is_nvfp4_weight(prefix: &str, idx: &TensorIndex<'_>) -> bool {
 
 /// Elements per int32 of a GPTQ/AWQ `qweight` (32 / bits), from sibling
 /// shapes when they tell, else 8 (4-bit).
+#[cfg(feature = "import")]
 fn qweight_factor(qweight: &TensorInfo<'_>, prefix: &str, idx: &TensorIndex<'_>) -> u64 {
     let plausible = |f: u64| (2..=16).contains(&f).then_some(f);
     let from_shapes = || -> Option<u64> {
@@ -207,6 +219,7 @@ fn qweight_factor(qweight: &TensorInfo<'_>, prefix: &str, idx: &TensorIndex<'_>)
     from_shapes().and_then(plausible).unwrap_or(8)
 }
 
+#[cfg(feature = "import")]
 pub(super) fn detect_quantization(idx: &TensorIndex<'_>) -> Quantization {
     let tensors = || idx.by_name.values().copied();
     let mxfp4 = tensors().any(|t| {
@@ -269,6 +282,7 @@ pub(super) fn detect_quantization(idx: &TensorIndex<'_>) -> Quantization {
 }
 
 /// Orders packing kinds for deterministic warnings.
+#[cfg(feature = "import")]
 pub(super) const fn packing_rank(p: Packing) -> u8 {
     match p {
         Packing::Plain => 0,

@@ -4,10 +4,15 @@
 //! sizing it should read. The heuristics behind the scheme and the unpacking
 //! are in [`quant`](super::quant).
 
+#[cfg(feature = "import")]
 use super::quant::{detect_quantization, packing_of, packing_rank, Packing, TensorIndex};
-use super::{Dtype, Header, Quantization, TensorInfo};
+use super::Quantization;
+#[cfg(feature = "import")]
+use super::{Dtype, Header, TensorInfo};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+#[cfg(feature = "import")]
+use std::collections::BTreeSet;
 
 /// Split of the (logical) parameters between MoE experts and the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
@@ -69,6 +74,7 @@ pub struct Report {
     pub warnings: Vec<String>,
 }
 
+#[cfg(feature = "import")]
 fn is_expert_tensor(name: &str) -> bool {
     name.contains(".experts.") && !name.contains("shared_expert")
 }
@@ -83,6 +89,7 @@ fn ratio(num: u64, den: u64) -> f64 {
 
 impl Report {
     /// Summarises the headers of the shards of one model.
+    #[cfg(feature = "import")]
     #[must_use]
     pub fn from_headers(headers: &[Header]) -> Report {
         let mut by_name: BTreeMap<&str, TensorInfo<'_>> = BTreeMap::new();
@@ -213,6 +220,7 @@ impl Report {
 
 /// The warning for packing `rank` (see [`packing_rank`]); `(lo, hi)`: the smallest and
 /// largest qweight factor seen.
+#[cfg(feature = "import")]
 fn packing_warning(rank: usize, (lo, hi): (u64, u64), logical: u64) -> String {
     match rank {
         1 => {

@@ -5,16 +5,15 @@
 //!   and checks them against `model.safetensors.index.json` ([`files`]);
 //! - explains a pasted out-of-memory message (`vramfit_core::oom`).
 //!
-//! The page starts it on first use. Messages: `src/protocol.rs`. All the numbers come from
-//! `vramfit-core`, as everywhere else.
+//! The page starts it on first use. Messages: the `vramfit-protocol` crate. All the numbers
+//! come from `vramfit-core` (with its `import` and `oom` features, which the page leaves
+//! off), as everywhere else. No UI crate: this module carries only what it runs.
 
 mod files;
-#[path = "../protocol.rs"]
-mod protocol;
 
 use js_sys::{Array, Object, Reflect};
-use protocol::Explained;
 use vramfit_core::oom::{self, Hints};
+use vramfit_protocol::{Explained, Reply, Request};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent};
@@ -31,8 +30,11 @@ fn scope() -> DedicatedWorkerGlobalScope {
     js_sys::global().unchecked_into()
 }
 
-/// Answers the page: `{id, kind, text}`.
-fn post(id: &JsValue, kind: &str, text: &str) {
+/// Answers the page: `{id, kind, text}` ([`Reply::into_parts`]).
+fn post(id: &JsValue, reply: Reply) {
+    let (kind, text) = reply
+        .into_parts()
+        .unwrap_or_else(|e| ("Failed", format!("could not encode the answer: {e}")));
     let msg = Object::new();
     let _ = Reflect::set(&msg, &"id".into(), id);
     let _ = Reflect::set(&msg, &"kind".into(), &kind.into());
@@ -41,59 +43,54 @@ fn post(id: &JsValue, kind: &str, text: &str) {
     let _ = scope().post_message(&msg);
 }
 
-fn json<T: serde::Serialize>(value: &T) -> Result<String, String> {
-    serde_json::to_string(value).map_err(|e| format!("could not encode the answer: {e}"))
-}
-
 /// Handles one request and answers it exactly once (after any progress lines).
 async fn handle(msg: JsValue) {
     let field = |k: &str| Reflect::get(&msg, &k.into()).unwrap_or(JsValue::UNDEFINED);
-    let text = |k: &str| field(k).as_string().unwrap_or_default();
     let id = field("id");
-    let progress = |line: String| post(&id, "progress", &line);
-    let answer = match text("op").as_str() {
-        "files" => {
+    let progress = |line: String| post(&id, Reply::Progress(line));
+    let request = field("request")
+        .as_string()
+        .ok_or_else(|| "no request text".to_string())
+        .and_then(|t| Request::from_json(&t));
+    let answer = match request {
+        Err(e) => Err(format!("the import worker could not read the request: {e}")),
+        Ok(Request::ImportFiles) => {
             let files: Vec<File> = Array::from(&field("files"))
                 .iter()
                 .filter_map(|f| f.dyn_into().ok())
                 .collect();
             files::load_files(files, &progress)
                 .await
-                .and_then(|m| json(&m))
+                .map(Reply::Imported)
         }
-        "hub" => {
-            let repo = text("repo");
-            files::import_hub(&text("endpoint"), &repo, "main", &text("token"), |d, t| {
-                progress(format!("read {d} of {t} shard headers"));
-            })
-            .await
-            .and_then(|h| {
-                files::assemble(
-                    repo.clone(),
-                    Some(h.config),
-                    &h.shards,
-                    None,
-                    format!("hub:{repo}"),
-                    h.header_bytes,
-                )
-            })
-            .and_then(|m| json(&m))
-        }
-        "oom" => {
+        Ok(Request::ImportHub {
+            repo,
+            token,
+            endpoint,
+        }) => files::import_hub(&endpoint, &repo, "main", &token, |d, t| {
+            progress(format!("read {d} of {t} shard headers"));
+        })
+        .await
+        .and_then(|h| {
+            files::assemble(
+                repo.clone(),
+                Some(h.config),
+                &h.shards,
+                None,
+                format!("hub:{repo}"),
+                h.header_bytes,
+            )
+        })
+        .map(Reply::Imported),
+        Ok(Request::ExplainOom { text, parameters }) => {
             let hints = Hints {
-                model_parameters: text("parameters").parse().ok(),
+                model_parameters: parameters,
             };
-            oom::parse(&text("text"))
-                .map_err(|e| e.to_string())
-                .and_then(|report| {
-                    let findings = oom::diagnose_with(&report, &hints);
-                    json(&Explained { report, findings })
-                })
+            oom::parse(&text).map_err(|e| e.to_string()).map(|report| {
+                let findings = oom::diagnose_with(&report, &hints);
+                Reply::Explained(Explained { report, findings })
+            })
         }
-        other => Err(format!("the import worker has no request `{other}`")),
     };
-    match answer {
-        Ok(done) => post(&id, "done", &done),
-        Err(e) => post(&id, "error", &e),
-    }
+    post(&id, answer.unwrap_or_else(Reply::Failed));
 }

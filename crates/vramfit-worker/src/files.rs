@@ -2,9 +2,9 @@
 //! Hugging Face repos (HTTP Range requests, header bytes only). The parsing is the core's;
 //! this module moves bytes and puts the core's answers together.
 
-use crate::protocol::Imported;
 use js_sys::Uint8Array;
 use vramfit_core::safetensors::{self, check_against_index, Header, Report, MAX_HEADER_SIZE};
+use vramfit_protocol::Imported;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Blob, File};
 
@@ -201,7 +201,7 @@ pub async fn import_hub(
 }
 
 /// Turns config text and headers into the imported model (or an error naming the problem).
-/// The config is read once, on the page, which needs the `ModelArch` (`src/protocol.rs`).
+/// The config is read once, on the page, which needs the `ModelArch` (`vramfit-protocol`).
 pub fn assemble(
     name: String,
     config: Option<String>,
