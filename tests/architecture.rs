@@ -166,29 +166,8 @@ const WEB_CRATES: [&str; 10] = [
 
 #[test]
 fn the_core_depends_on_no_web_crate() {
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "-p",
-            "vramfit-core",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-            "--offline",
-            // Every target, not only the host: a wasm-only web dependency counts too.
-            "--target",
-            "all",
-        ])
-        .current_dir(root())
-        .output()
-        .expect("cargo tree runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let tree = String::from_utf8_lossy(&out.stdout);
+    // Every target, not only the host: a wasm-only web dependency counts too.
+    let tree = cargo_tree("vramfit-core", "normal", "all");
     let names: Vec<&str> = tree
         .lines()
         .filter_map(|l| l.split_whitespace().next())
@@ -491,15 +470,20 @@ fn the_page_leaves_imports_and_oom_diagnosis_to_the_worker() {
 
 /// `cargo tree -e features` for the wasm target, one line per package or feature.
 fn wasm_features(package: &str) -> String {
+    cargo_tree(package, "features", "wasm32-unknown-unknown")
+}
+
+/// `cargo tree -p package -e edges --target target --prefix none --offline`, its stdout.
+fn cargo_tree(package: &str, edges: &str, target: &str) -> String {
     let out = Command::new(env!("CARGO"))
         .args([
             "tree",
             "-p",
             package,
             "-e",
-            "features",
+            edges,
             "--target",
-            "wasm32-unknown-unknown",
+            target,
             "--prefix",
             "none",
             "--offline",
