@@ -12,8 +12,9 @@
 use crate::catalog::Catalog;
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::sizing::{estimate_bytes, Engine, Scenario, GIB};
-use crate::throughput::{max_load_throughput, speed, GpuPerf};
 use std::fmt;
+
+pub mod speed;
 
 /// The embedded calibration set.
 pub const CALIBRATION_CSV: &str = include_str!("../tests/data/measurements.csv");
@@ -423,252 +424,11 @@ pub fn memory_report(csv: &str) -> MemoryReport {
     out
 }
 
-/// One compared speed-up (same model, GPU, precision and workload; two TP sizes).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScaleRow {
-    /// Model.
-    pub model: String,
-    /// GPU.
-    pub gpu: String,
-    /// Precision.
-    pub precision: String,
-    /// Workload label.
-    pub workload: String,
-    /// Smaller / larger TP.
-    pub tp: (u64, u64),
-    /// Measured speed-up (throughput ratio).
-    pub measured: f64,
-    /// Predicted speed-up.
-    pub predicted: f64,
-}
-
-/// All compared speed-ups.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ScaleReport {
-    /// Pairs.
-    pub rows: Vec<ScaleRow>,
-}
-
-impl ScaleReport {
-    /// Errors of predicted vs measured ratios.
-    #[must_use]
-    pub fn summary(&self) -> Summary {
-        Summary::of(
-            &self
-                .rows
-                .iter()
-                .map(|r| rel(r.measured, r.predicted))
-                .collect::<Vec<_>>(),
-        )
-    }
-    /// Markdown table.
-    #[must_use]
-    pub fn table(&self) -> String {
-        let mut s = String::from("| model | GPU | precision | workload | TP a→b | measured speed-up | predicted | error |\n|---|---|---|---|---|---|---|---|\n");
-        for r in &self.rows {
-            s.push_str(&format!(
-                "| {} | {} | {} | {} | {}→{} | {:.2} | {:.2} | {:+.1}% |\n",
-                r.model,
-                r.gpu,
-                r.precision,
-                r.workload,
-                r.tp.0,
-                r.tp.1,
-                r.measured,
-                r.predicted,
-                rel(r.measured, r.predicted) * 100.0
-            ));
-        }
-        s
-    }
-}
-
-fn gpu_for(cat: &Catalog, raw: &str) -> Option<String> {
-    let base = raw.split(" (").next().unwrap_or(raw).trim();
-    for cand in [base.to_string(), format!("NVIDIA {base}")] {
-        if let Some(g) = cat.gpu(&cand) {
-            return Some(g.id.clone());
-        }
-    }
-    let l = base.to_ascii_lowercase();
-    // The published tables name 80 GB SXM parts ("A100 80GB (8x node)").
-    let id = if l.contains("a100") {
-        "a100-80gb-sxm"
-    } else if l.contains("h100") {
-        "h100-sxm"
-    } else if l.contains("h200") {
-        "h200-sxm"
-    } else {
-        return None;
-    };
-    Some(id.to_string())
-}
-
-fn field_u64(notes: &str, key: &str) -> Option<u64> {
-    let i = notes.find(key)?;
-    notes[i + key.len()..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect::<String>()
-        .parse()
-        .ok()
-}
-
-/// Compares every pair of `tp_scaling` rows that differ only in TP.
-#[must_use]
-pub fn scaling_report(csv: &str) -> ScaleReport {
-    let cat = Catalog::bundled();
-    let rows = parse_csv(csv);
-    let Some((head, body)) = rows.split_first() else {
-        return ScaleReport::default();
-    };
-    // (key, tp, throughput, scenario pieces)
-    struct Pt {
-        key: String,
-        tp: u64,
-        tps: f64,
-        model: String,
-        gpu: String,
-        fmt: WeightFormat,
-        kv: KvDtype,
-        engine: Engine,
-        workload: Workload,
-    }
-    #[derive(Clone, Copy)]
-    enum Workload {
-        MaxLoad { isl: u64, osl: u64 },
-        Batch { batch: u64, input: u64, output: u64 },
-    }
-    let mut pts: Vec<Pt> = Vec::new();
-    for row in body {
-        let r = Rec { head, row };
-        if r.get("kind") != "tp_scaling" {
-            continue;
-        }
-        let notes = r.get("notes");
-        if notes.contains("PP=") || notes.contains("pp=") && !notes.contains("pp=1") {
-            continue;
-        }
-        let model = model_name(r.get("model")).to_string();
-        let Some(gpu) = gpu_for(&cat, r.get("gpu")) else {
-            continue;
-        };
-        let Some(tps) = r.num("throughput_tok_s") else {
-            continue;
-        };
-        // OK because: TP is a small integer.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let tp = r.num("tp").unwrap_or(1.0) as u64;
-        let fmt = format_of(r.get("dtype"), r.get("quant"));
-        let kv = KvDtype::parse(r.get("kv_cache_dtype")).unwrap_or(KvDtype::Auto);
-        let (engine, workload) = if notes.contains("TensorRT-LLM") {
-            let (Some(isl), Some(osl)) = (field_u64(notes, "ISL="), field_u64(notes, "OSL="))
-            else {
-                continue;
-            };
-            (Engine::TrtLlm, Workload::MaxLoad { isl, osl })
-        } else if let Some(batch) = field_u64(notes, "batch=") {
-            let input = field_u64(notes, "input=").unwrap_or(1);
-            let output = field_u64(notes, "output=").unwrap_or(128);
-            (
-                Engine::DEFAULT,
-                Workload::Batch {
-                    batch,
-                    input,
-                    output,
-                },
-            )
-        } else if let (Some(isl), Some(osl)) = (
-            field_u64(notes, "input_len "),
-            field_u64(notes, "output_len "),
-        ) {
-            (Engine::DEFAULT, Workload::MaxLoad { isl, osl })
-        } else {
-            continue;
-        };
-        let wl = match workload {
-            Workload::MaxLoad { isl, osl } => format!("max load {isl}/{osl}"),
-            Workload::Batch {
-                batch,
-                input,
-                output,
-            } => format!("batch {batch}, {input}/{output}"),
-        };
-        let key = format!("{model}|{gpu}|{}|{wl}", fmt.id());
-        pts.push(Pt {
-            key,
-            tp,
-            tps,
-            model,
-            gpu,
-            fmt,
-            kv,
-            engine,
-            workload,
-        });
-    }
-    let mut out = ScaleReport::default();
-    let predict = |p: &Pt, tp: u64| -> Option<f64> {
-        let m = cat.model(&p.model)?;
-        let g = cat.gpu(&p.gpu)?;
-        let mut s = Scenario::new(m.model.arch().ok()?);
-        s.format = p.fmt;
-        s.flags.kv_dtype = p.kv;
-        s.flags.engine = p.engine;
-        s.tensor_parallel_size = tp;
-        if p.engine == Engine::TrtLlm {
-            s.flags.max_num_seqs = Some(2048);
-        }
-        let perf = GpuPerf::from_gpu(g, p.fmt.compute_key());
-        Some(match p.workload {
-            Workload::MaxLoad { isl, osl } => {
-                max_load_throughput(&s, perf, g.usable_bytes(), isl, osl).0
-            }
-            Workload::Batch {
-                batch,
-                input,
-                output,
-            } => {
-                s.workload.prompt_tokens = input;
-                s.workload.output_tokens = output;
-                speed(&s, perf, batch).decode_tokens_per_s_total
-            }
-        })
-    };
-    for (i, a) in pts.iter().enumerate() {
-        // Pair each point with the next larger TP of the same key.
-        let next = pts
-            .iter()
-            .filter(|b| b.key == a.key && b.tp > a.tp)
-            .min_by_key(|b| b.tp);
-        let Some(b) = next else { continue };
-        if pts[..i].iter().any(|c| c.key == a.key && c.tp == a.tp) {
-            continue; // duplicate row
-        }
-        let (Some(pa), Some(pb)) = (predict(a, a.tp), predict(b, b.tp)) else {
-            continue;
-        };
-        if pa <= 0.0 || a.tps <= 0.0 {
-            continue;
-        }
-        out.rows.push(ScaleRow {
-            model: a.model.clone(),
-            gpu: a.gpu.clone(),
-            precision: a.fmt.id().to_string(),
-            workload: a.key.rsplit('|').next().unwrap_or("").to_string(),
-            tp: (a.tp, b.tp),
-            measured: b.tps / a.tps,
-            predicted: pb / pa,
-        });
-    }
-    out
-}
-
 /// The accuracy report as Markdown (docs/ACCURACY.md is this text).
 #[must_use]
 pub fn markdown_report() -> String {
     let mem = memory_report(CALIBRATION_CSV);
-    let sc = scaling_report(CALIBRATION_CSV);
+    let sp = speed::SpeedReport::of(CALIBRATION_CSV, &crate::serving::FITTED);
     let mut s = String::new();
     s.push_str("# Accuracy\n\nGenerated by `cargo run -p vramfit-cli -- accuracy > docs/ACCURACY.md` from the calibration set\n");
     s.push_str("(`crates/vramfit-core/tests/data/measurements.csv`, a copy of `../shared/calibration/measurements.csv`; every row names its public source).\n");
@@ -702,11 +462,7 @@ pub fn markdown_report() -> String {
         mem.rule_of_thumb_kv_summary(),
         "baseline",
     ));
-    s.push_str(&line(
-        "TP speed-up ratios (TRT-LLM tables, vLLM issues)",
-        sc.summary(),
-        "median ≤ 15%",
-    ));
+    s.push_str(&speed::headline_lines(&sp, &line));
     s.push_str("\n## vLLM start-up logs: predicted vs measured\n\n");
     s.push_str(&mem.table());
     if !mem.skipped.is_empty() {
@@ -714,8 +470,7 @@ pub fn markdown_report() -> String {
         s.push_str(&mem.skipped.join("; "));
         s.push('\n');
     }
-    s.push_str("\n## Tensor-parallel speed-ups: predicted vs published\n\n");
-    s.push_str(&sc.table());
+    s.push_str(&speed::markdown(&sp));
     s
 }
 
@@ -723,11 +478,9 @@ pub fn markdown_report() -> String {
 #[must_use]
 pub fn headline() -> Vec<(&'static str, f64, f64, usize)> {
     let mem = memory_report(CALIBRATION_CSV);
-    let sc = scaling_report(CALIBRATION_CSV);
     let w = mem.weights_summary();
     let k = mem.kv_summary();
     let t = mem.rule_of_thumb_kv_summary();
-    let s = sc.summary();
     vec![
         ("Weights per GPU", w.median * 100.0, w.p90 * 100.0, w.n),
         ("KV cache pool", k.median * 100.0, k.p90 * 100.0, k.n),
@@ -737,7 +490,6 @@ pub fn headline() -> Vec<(&'static str, f64, f64, usize)> {
             t.p90 * 100.0,
             t.n,
         ),
-        ("TP speed-up", s.median * 100.0, s.p90 * 100.0, s.n),
     ]
 }
 

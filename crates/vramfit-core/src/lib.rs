@@ -20,6 +20,7 @@ pub mod oom;
 pub mod order;
 pub mod plan;
 pub mod safetensors;
+pub mod serving;
 pub mod share;
 pub mod sizing;
 pub mod throughput;

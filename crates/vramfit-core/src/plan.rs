@@ -21,7 +21,7 @@ use crate::dtype::{KvDtype, WeightFormat};
 use crate::layout::{fewest_gpus, layout_problem};
 use crate::model::ModelArch;
 use crate::sizing::{estimate_bytes, Estimate, Scenario};
-use crate::throughput::{speed, GpuPerf, Speed};
+use crate::throughput::{speed, Link, Speed};
 use serde::Serialize;
 
 /// Relative error band of weights per GPU (calibration: worst case ~1.5%).
@@ -289,7 +289,6 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
     let w = &inputs.workload;
     let has_target = w.target_tokens_per_s.is_some() || w.max_ttft_ms.is_some();
     if let (true, Some(p)) = (has_target, first.as_ref()) {
-        let perf = GpuPerf::from_gpu(gpu, s.format.compute_key());
         let gpus = p.tensor_parallel_size * p.pipeline_parallel_size;
         for (tp, pp) in crate::layout::valid_layouts(&s.model, gpu.gpus_per_node()) {
             if tp * pp < gpus
@@ -305,7 +304,7 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
                 continue;
             }
             let batch = s.workload.users.max(1).min(e.requests_per_replica());
-            if meets_targets(w, &speed(&sc, perf, batch)) {
+            if meets_targets(w, &speed(&sc, gpu, batch)) {
                 let replicas = e.replicas_for(s.workload.users);
                 return (sc, e, replicas, true);
             }
@@ -397,9 +396,8 @@ pub fn plan_arch(
         ),
     };
     let (sc, est, replicas, auto) = place(&base, gpu, inputs);
-    let perf = GpuPerf::from_gpu(gpu, format.compute_key());
     let batch = inputs.workload.users.max(1).min(est.max_num_seqs);
-    let sp = speed(&sc, perf, batch);
+    let sp = speed(&sc, gpu, batch);
     let gpus_per = sc.tensor_parallel_size * sc.pipeline_parallel_size;
     let gpus_needed = gpus_per * replicas;
     let total_tps = sp.decode_tokens_per_s_total * f(replicas);
@@ -557,15 +555,22 @@ pub fn scaling(
         .or(implied)
         .unwrap_or_else(|| model.native_format());
     let s = scenario(arch, inputs, format, group.unwrap_or(128));
-    let perf = GpuPerf::from_gpu(gpu, format.compute_key());
-    let total = gpu.usable_bytes();
-    let own_link = crate::throughput::scaling_curve(&s, perf, total, &layouts, lengths);
+    let mut s = s;
+    let load = match lengths {
+        Some((i, o)) => {
+            s.workload.prompt_tokens = i;
+            s.workload.output_tokens = o;
+            crate::throughput::Load::MaxLoad
+        }
+        None => crate::throughput::Load::Concurrency(s.workload.users.max(1)),
+    };
+    let own_link = crate::throughput::scaling_curve(&s, gpu, &layouts, load, Link::Own);
     let pcie = crate::throughput::scaling_curve(
         &s,
-        perf.over_pcie(pcie_gb_per_s(gpu.pcie_generation)),
-        total,
+        gpu,
         &layouts,
-        lengths,
+        load,
+        Link::Pcie(pcie_gb_per_s(gpu.pcie_generation)),
     );
     let link_name = gpu
         .interconnect
@@ -619,7 +624,6 @@ fn format_row(
     s.format = format;
     s.group_size = group;
     let (sc, est, replicas, _) = place(&s, gpu, inputs);
-    let perf = GpuPerf::from_gpu(gpu, format.compute_key());
     let batch = inputs.workload.users.max(1).min(est.max_num_seqs);
     let fits = est.fit.starts();
     let gpus = sc.tensor_parallel_size * sc.pipeline_parallel_size;
@@ -634,7 +638,7 @@ fn format_row(
         gpus_per_replica: if fits { gpus } else { 0 },
         total_gpus: if fits { gpus * replicas } else { 0 },
         decode_tokens_per_s: if fits {
-            speed(&sc, perf, batch).decode_tokens_per_s_per_user
+            speed(&sc, gpu, batch).decode_tokens_per_s_per_user
         } else {
             0.0
         },

@@ -1,0 +1,569 @@
+//! Throughput against published measurements: the rows of the calibration set that give
+//! output tokens/s for a model, GPU, precision, layout, lengths and load, turned into
+//! [`Case`]s the serving model ([`crate::serving`]) predicts.
+//!
+//! - [`cases`] reads the rows (TensorRT-LLM `trtllm-bench` max-load tables, vLLM and SGLang
+//!   sweeps, AMD's MI300X tables); each case keeps its source.
+//! - [`fit`] fits [`Constants`] by coordinate descent on the mean |log error|, within each
+//!   constant's physical bounds ([`Constants::BOUNDS`]).
+//! - [`held_out`] refits without one group (a GPU, or a model) and predicts that group:
+//!   leave-one-GPU-out and leave-one-model-out errors are those predictions' errors.
+//!
+//! Rows whose column definition the source leaves open (`CAVEAT` in `notes`) are reported but
+//! not fitted on; DEP layouts and rows without fixed lengths are skipped with the reason.
+
+use super::{parse_csv, Rec};
+use crate::catalog::Catalog;
+use crate::dtype::{KvDtype, WeightFormat};
+use crate::engine::Engine;
+use crate::serving::{serve, Constants, Load, Replica, Traffic};
+use crate::sizing::{estimate_bytes, Scenario};
+
+/// One published throughput measurement with what the model needs to predict it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// Source (document and revision).
+    pub source: String,
+    /// Catalog model id.
+    pub model: String,
+    /// Catalog GPU id.
+    pub gpu: String,
+    /// Engine.
+    pub engine: Engine,
+    /// Weight format id.
+    pub precision: String,
+    /// KV cache dtype used.
+    pub kv_dtype: KvDtype,
+    /// TP.
+    pub tp: u64,
+    /// PP.
+    pub pp: u64,
+    /// Prompt tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Load.
+    pub load: Load,
+    /// Requests in the run (caps the concurrency of a max-load run).
+    pub num_requests: Option<u64>,
+    /// Measured output tokens/s of the whole layout.
+    pub measured: f64,
+    /// The source leaves the column's definition open (not fitted on).
+    pub caveat: bool,
+    /// Run without CUDA graphs.
+    pub eager: bool,
+    /// The replica, built once.
+    pub replica: Replica,
+}
+
+impl Case {
+    /// GPUs of the layout.
+    #[must_use]
+    pub fn gpus(&self) -> u64 {
+        self.tp * self.pp
+    }
+
+    /// Series key: the same measurement at other layouts.
+    #[must_use]
+    pub fn series(&self) -> String {
+        format!(
+            "{}|{}|{}|{}|{}|{}/{}|{:?}",
+            self.source,
+            self.model,
+            self.gpu,
+            self.engine.id(),
+            self.precision,
+            self.input,
+            self.output,
+            self.load
+        )
+    }
+
+    /// The workload in words.
+    #[must_use]
+    pub fn workload(&self) -> String {
+        match self.load {
+            Load::MaxLoad => format!("max load {}/{}", self.input, self.output),
+            Load::Concurrency(n) => format!("{n} in flight, {}/{}", self.input, self.output),
+            Load::Rate(r) => format!("{r} req/s, {}/{}", self.input, self.output),
+        }
+    }
+}
+
+/// Predicted output tokens/s of a case's whole layout.
+#[must_use]
+pub fn predict(c: &Case, k: &Constants) -> f64 {
+    let load = match (c.load, c.num_requests) {
+        (Load::MaxLoad, Some(n)) => {
+            let t = Traffic {
+                input: c.input,
+                output: c.output,
+                load: Load::MaxLoad,
+                prefix_hit: 0.0,
+            };
+            let (cap, _) = crate::serving::capacity(&c.replica, &t);
+            if crate::units::real(n) < cap {
+                Load::Concurrency(n)
+            } else {
+                Load::MaxLoad
+            }
+        }
+        (l, _) => l,
+    };
+    serve(
+        &c.replica,
+        k,
+        &Traffic {
+            input: c.input,
+            output: c.output,
+            load,
+            prefix_hit: 0.0,
+        },
+    )
+    .tokens_per_s_total
+}
+
+fn num_after(notes: &str, key: &str) -> Option<u64> {
+    let i = notes.find(key)?;
+    notes[i + key.len()..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .ok()
+}
+
+fn norm(name: &str) -> String {
+    let mut s = name.trim().to_ascii_lowercase();
+    if let Some(i) = s.rfind('/') {
+        s = s[i + 1..].to_string();
+    }
+    s = s.trim_start_matches("meta-").to_string();
+    for suffix in [
+        "-nvfp4-v2",
+        "-fp8-kv",
+        "-nvfp4",
+        "-fp8",
+        "-fp4",
+        "-0528",
+        "-instruct",
+        "-chat",
+        "-hf",
+        "-v0.1",
+        "-v0.3",
+        "-base",
+    ] {
+        if let Some(t) = s.strip_suffix(suffix) {
+            s = t.to_string();
+        }
+        s = s.replace(&format!("{suffix}-"), "-");
+    }
+    s
+}
+
+/// Catalog model id for a row's model column (`nvidia/Llama-3.3-70B-Instruct-FP4 | … (…)`).
+fn model_for(cat: &Catalog, raw: &str) -> Option<String> {
+    let head = raw.split(" (").next().unwrap_or(raw);
+    for part in head.split('|') {
+        let part = part.trim();
+        if let Some(m) = cat.model(part) {
+            return Some(m.model.id.clone());
+        }
+        let n = norm(part);
+        for m in &cat.models {
+            if norm(&m.id) == n || m.hf_repo_ids.iter().any(|h| norm(h) == n) {
+                return Some(m.id.clone());
+            }
+        }
+    }
+    None
+}
+
+fn gpu_for(cat: &Catalog, raw: &str) -> Option<String> {
+    let l = raw.to_ascii_lowercase();
+    let id = if l.contains("gb200") {
+        "gb200"
+    } else if l.contains("b200") {
+        "b200"
+    } else if l.contains("mi300x") {
+        "mi300x"
+    } else if l.contains("l40s") {
+        "l40s"
+    } else if l.contains("h200") {
+        "h200-sxm"
+    } else if l.contains("h100") {
+        "h100-sxm"
+    } else if l.contains("a100") && l.contains("40gb") {
+        "a100-40gb-sxm"
+    } else if l.contains("a100") {
+        "a100-80gb-sxm"
+    } else {
+        return cat.gpu(raw.split(" (").next().unwrap_or(raw)).map(|g| g.id.clone());
+    };
+    Some(id.to_string())
+}
+
+fn layout(notes: &str, tp_col: Option<f64>) -> Option<(u64, u64)> {
+    if let Some(tp) = num_after(notes, "TP") {
+        let pp = notes
+            .find(&format!("TP{tp},PP"))
+            .and_then(|i| num_after(&notes[i..], "PP"))
+            .unwrap_or(1);
+        return Some((tp.max(1), pp.max(1)));
+    }
+    // OK because: TP is a small positive integer in the data.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    tp_col.map(|t| (t.max(1.0) as u64, 1))
+}
+
+fn format_for(quant: &str, dtype: &str, native: WeightFormat, gpu_has_fp4: bool) -> WeightFormat {
+    let q = quant.to_ascii_lowercase();
+    if q.contains("mxfp4") {
+        native
+    } else if q.contains("nvfp4") || q.starts_with("fp4") {
+        if gpu_has_fp4 {
+            WeightFormat::Nvfp4
+        } else {
+            WeightFormat::Fp8
+        }
+    } else if q.contains("fp8") {
+        WeightFormat::Fp8
+    } else if dtype.starts_with("fp16") {
+        WeightFormat::Fp16
+    } else if dtype.starts_with("bf16") {
+        WeightFormat::Bf16
+    } else if native.is_quantized() {
+        native
+    } else {
+        WeightFormat::Bf16
+    }
+}
+
+/// Cases from the calibration CSV, and the rows skipped with why.
+#[must_use]
+#[allow(clippy::too_many_lines)] // one row's fields, one after another
+pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
+    let cat = Catalog::bundled();
+    let rows = parse_csv(csv);
+    let Some((head, body)) = rows.split_first() else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for row in body {
+        let r = Rec { head, row };
+        let Some(measured) = r.num("throughput_tok_s").filter(|x| *x > 0.0) else {
+            continue;
+        };
+        let notes = r.get("notes");
+        let raw_model = r.get("model");
+        let why = |w: &str| format!("{}: {w}", raw_model.split(" (").next().unwrap_or(raw_model));
+        if notes.contains("DEP") {
+            skipped.push(why("attention data-parallel (DEP) layout not modelled"));
+            continue;
+        }
+        let (Some(input), Some(output)) = (num_after(notes, "ISL="), num_after(notes, "OSL="))
+        else {
+            skipped.push(why("no fixed input/output lengths"));
+            continue;
+        };
+        let Some(model_id) = model_for(&cat, raw_model) else {
+            skipped.push(why("not in catalog"));
+            continue;
+        };
+        let Some(gpu_id) = gpu_for(&cat, r.get("gpu")) else {
+            skipped.push(why("GPU not in catalog"));
+            continue;
+        };
+        let (Some(m), Some(gpu)) = (cat.model(&model_id), cat.gpus.iter().find(|g| g.id == gpu_id))
+        else {
+            continue;
+        };
+        let Ok(arch) = m.model.arch() else { continue };
+        let Some((tp, pp)) = layout(notes, r.num("tp")) else {
+            continue;
+        };
+        let engine = if notes.starts_with("TensorRT-LLM") || notes.contains("trtllm-bench") {
+            Engine::TrtLlm
+        } else if notes.contains("SGLang") {
+            Engine::Sglang
+        } else {
+            Engine::Vllm {
+                minor: super::vllm_minor(notes).unwrap_or(10).max(11),
+            }
+        };
+        let has_fp4 = gpu.dense_tflops.fp4.is_some_and(|x| x > 0.0);
+        let format = format_for(r.get("quant"), r.get("dtype"), m.model.native_format(), has_fp4);
+        let kv_col = r.get("kv_cache_dtype").to_ascii_lowercase();
+        let kv_dtype = if kv_col.starts_with("fp8")
+            || raw_model.contains("FP8-KV")
+            || notes.contains("--kv-cache-dtype fp8")
+            || (engine == Engine::TrtLlm
+                && matches!(format, WeightFormat::Fp8 | WeightFormat::Nvfp4))
+        {
+            KvDtype::Fp8
+        } else {
+            KvDtype::Auto
+        };
+        let load = match r.num("max_concurrency") {
+            // OK because: concurrency is a positive integer in the data.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            Some(n) if n >= 1.0 => Load::Concurrency(n as u64),
+            _ => Load::MaxLoad,
+        };
+        let mut s = Scenario::new(arch);
+        s.format = format;
+        s.group_size = m.group_size.unwrap_or(128);
+        s.tensor_parallel_size = tp;
+        s.pipeline_parallel_size = pp;
+        s.flags.engine = engine;
+        s.flags.kv_dtype = kv_dtype;
+        s.flags.max_model_len = Some(input + output);
+        s.flags.max_num_seqs = num_after(notes, "max_num_seqs=");
+        s.flags.max_num_batched_tokens = num_after(notes, "max_num_batched_tokens=");
+        if engine == Engine::TrtLlm {
+            // trtllm-bench sizes max_num_tokens to hold a whole prompt (bench/build/tuning.py).
+            s.flags.max_num_batched_tokens = Some(
+                crate::serving::TRTLLM_MAX_NUM_TOKENS.max(input.next_power_of_two()),
+            );
+        }
+        s.workload.prompt_tokens = input;
+        s.workload.output_tokens = output;
+        let e = estimate_bytes(&s, gpu.usable_bytes());
+        let mut replica = Replica::of(&s, gpu, &e);
+        let eager = notes.contains("CUDA graphs unintentionally OFF");
+        replica.cuda_graphs = !eager;
+        out.push(Case {
+            source: r.get("source").to_string(),
+            model: model_id,
+            gpu: gpu_id,
+            engine,
+            precision: format.id().to_string(),
+            kv_dtype,
+            tp,
+            pp,
+            input,
+            output,
+            load,
+            num_requests: num_after(notes, "num_requests=").or(num_after(notes, "num_prompts=")),
+            measured,
+            caveat: notes.contains("CAVEAT"),
+            eager,
+            replica,
+        });
+    }
+    (out, skipped)
+}
+
+fn loss(cs: &[&Case], k: &Constants) -> f64 {
+    let mut sum = 0.0;
+    let mut n = 0.0;
+    for c in cs {
+        let p = predict(c, k);
+        let e = if p > 0.0 { (p / c.measured).ln().abs() } else { 3.0 };
+        sum += e.min(3.0);
+        n += 1.0;
+    }
+    if n > 0.0 {
+        sum / n
+    } else {
+        0.0
+    }
+}
+
+/// Fits the constants to the cases (those without a caveat), starting from `start`.
+#[must_use]
+pub fn fit(cs: &[&Case], start: Constants) -> Constants {
+    let cs: Vec<&Case> = cs.iter().copied().filter(|c| !c.caveat).collect();
+    let mut x = start.to_array();
+    let mut best = loss(&cs, &Constants::from_array(x));
+    let mut step = [0.4_f64; Constants::LEN];
+    for _ in 0..60 {
+        let mut moved = false;
+        for i in 0..Constants::LEN {
+            let (lo, hi) = Constants::BOUNDS[i];
+            for dir in [1.0, -1.0] {
+                let mut y = x;
+                y[i] = if y[i] <= 0.0 {
+                    if dir > 0.0 {
+                        hi * 0.05
+                    } else {
+                        0.0
+                    }
+                } else {
+                    (y[i] * (dir * step[i]).exp()).clamp(lo, hi)
+                };
+                if (y[i] - x[i]).abs() < f64::EPSILON {
+                    continue;
+                }
+                let l = loss(&cs, &Constants::from_array(y));
+                if l < best - 1e-9 {
+                    best = l;
+                    x = y;
+                    moved = true;
+                    step[i] *= 1.5;
+                    break;
+                }
+            }
+            step[i] = (step[i] * 0.7).max(0.01);
+        }
+        if !moved && step.iter().all(|s| *s <= 0.011) {
+            break;
+        }
+    }
+    Constants::from_array(x)
+}
+
+/// Held-out predictions: for each group (by `key`), fit on the other cases and predict it.
+/// Returns the predictions in the order of `cs`.
+#[must_use]
+pub fn held_out(cs: &[Case], start: Constants, key: fn(&Case) -> &str) -> Vec<f64> {
+    let mut groups: Vec<&str> = cs.iter().map(key).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let mut pred = vec![0.0; cs.len()];
+    for g in groups {
+        let train: Vec<&Case> = cs.iter().filter(|c| key(c) != g).collect();
+        let k = fit(&train, start);
+        for (i, c) in cs.iter().enumerate() {
+            if key(c) == g {
+                pred[i] = predict(c, &k);
+            }
+        }
+    }
+    pred
+}
+
+/// Speed-up ratios within each series: (measured, predicted) of `tokens/s at more GPUs`
+/// over `tokens/s at the fewest GPUs of the series`, from per-case predictions.
+#[must_use]
+pub fn speedups(cs: &[Case], pred: &[f64]) -> Vec<(usize, usize, f64, f64)> {
+    let mut out = Vec::new();
+    for (i, a) in cs.iter().enumerate() {
+        let key = a.series();
+        let fewest = cs
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.series() == key)
+            .min_by_key(|(_, b)| b.gpus());
+        let Some((j, base)) = fewest else { continue };
+        if j == i || base.gpus() == a.gpus() || pred[j] <= 0.0 || pred[i] <= 0.0 {
+            continue;
+        }
+        out.push((j, i, a.measured / base.measured, pred[i] / pred[j]));
+    }
+    out
+}
+
+fn rel(measured: f64, predicted: f64) -> f64 {
+    if measured > 0.0 {
+        (predicted - measured) / measured
+    } else {
+        0.0
+    }
+}
+
+/// Throughput errors: in-sample (the shipped constants), leave-one-GPU-out and
+/// leave-one-model-out, for tokens/s and for speed-up ratios.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SpeedReport {
+    /// The cases.
+    pub cases: Vec<Case>,
+    /// Skipped rows and why.
+    pub skipped: Vec<String>,
+    /// Predictions with the shipped constants.
+    pub in_sample: Vec<f64>,
+    /// Predictions with constants fitted without the case's GPU.
+    pub logo: Vec<f64>,
+    /// Predictions with constants fitted without the case's model.
+    pub lomo: Vec<f64>,
+    /// The constants a fit on every case gives.
+    pub refit: Option<Constants>,
+}
+
+impl SpeedReport {
+    /// Builds the report (one fit per GPU and per model: seconds in release builds).
+    #[must_use]
+    pub fn of(csv: &str, k: &Constants) -> Self {
+        let (cases, skipped) = cases(csv);
+        let in_sample = cases.iter().map(|c| predict(c, k)).collect();
+        let logo = held_out(&cases, *k, |c| c.gpu.as_str());
+        let lomo = held_out(&cases, *k, |c| c.model.as_str());
+        let all: Vec<&Case> = cases.iter().collect();
+        let refit = Some(fit(&all, *k));
+        Self {
+            cases,
+            skipped,
+            in_sample,
+            logo,
+            lomo,
+            refit,
+        }
+    }
+
+    /// Errors of a prediction set over the fitted-on cases (no caveat), optionally one GPU.
+    #[must_use]
+    pub fn summary(&self, pred: &[f64], gpu: Option<&str>) -> super::Summary {
+        let errs: Vec<f64> = self
+            .cases
+            .iter()
+            .zip(pred)
+            .filter(|(c, _)| !c.caveat && gpu.is_none_or(|g| c.gpu == g))
+            .map(|(c, p)| rel(c.measured, *p))
+            .collect();
+        super::Summary::of(&errs)
+    }
+
+    /// Signed median error of a prediction set for one GPU.
+    #[must_use]
+    pub fn signed_median(&self, pred: &[f64], gpu: &str) -> f64 {
+        let mut errs: Vec<f64> = self
+            .cases
+            .iter()
+            .zip(pred)
+            .filter(|(c, _)| !c.caveat && c.gpu == gpu)
+            .map(|(c, p)| rel(c.measured, *p))
+            .collect();
+        crate::order::sort_by(&mut errs, f64::total_cmp);
+        errs.get(errs.len() / 2).copied().unwrap_or(0.0)
+    }
+
+    /// Speed-up ratio errors of a prediction set.
+    #[must_use]
+    pub fn speedup_summary(&self, pred: &[f64]) -> super::Summary {
+        let errs: Vec<f64> = speedups(&self.cases, pred)
+            .into_iter()
+            .filter(|(j, i, _, _)| !self.cases[*i].caveat && !self.cases[*j].caveat)
+            .map(|(_, _, m, p)| rel(m, p))
+            .collect();
+        super::Summary::of(&errs)
+    }
+
+    /// GPUs with cases, in catalog-id order.
+    #[must_use]
+    pub fn gpus(&self) -> Vec<String> {
+        let mut g: Vec<String> = self.cases.iter().map(|c| c.gpu.clone()).collect();
+        g.sort_unstable();
+        g.dedup();
+        g
+    }
+}
+
+/// Headline lines of docs/ACCURACY.md for throughput.
+#[must_use]
+pub fn headline_lines(r: &SpeedReport, line: &dyn Fn(&str, super::Summary, &str) -> String) -> String {
+    let mut s = String::new();
+    s.push_str(&line("output tokens/s, in-sample (shipped constants)", r.summary(&r.in_sample, None), "–"));
+    s.push_str(&line("output tokens/s, leave-one-GPU-out", r.summary(&r.logo, None), "median ≤ 15%, p90 ≤ 30% (target)"));
+    s.push_str(&line("output tokens/s, leave-one-model-out", r.summary(&r.lomo, None), "–"));
+    s.push_str(&line("speed-up ratios, in-sample", r.speedup_summary(&r.in_sample), "–"));
+    s.push_str(&line("speed-up ratios, leave-one-GPU-out", r.speedup_summary(&r.logo), "median ≤ 10% (target)"));
+    s.push_str(&line("speed-up ratios, leave-one-model-out", r.speedup_summary(&r.lomo), "–"));
+    s
+}
+
+/// The throughput sections of docs/ACCURACY.md.
+#[must_use]
+pub fn markdown(r: &SpeedReport) -> String {
+    String::new()
+}
