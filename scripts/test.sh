@@ -20,6 +20,7 @@ step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy" cargo clippy --workspace --all-targets -j2 -- -D warnings
 step "cargo test" cargo test --workspace -j2
 step "cli build" cargo build -p vramfit-cli -j2
+step "accuracy report and held-out targets" cargo run --release -q -p vramfit-cli -j2 -- accuracy --check docs/ACCURACY.md
 step "trunk build --release" trunk build --release
 step "size budget" bash scripts/size_budget.sh
 step "browser tests" bash -c 'cd tests/e2e && node --test --test-concurrency=1 ./*.test.mjs'

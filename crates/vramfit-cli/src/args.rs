@@ -29,7 +29,15 @@ pub enum Cmd {
     /// Explain an out-of-memory error (PyTorch or vLLM) read from a file or stdin.
     Oom(OomArgs),
     /// Print the accuracy report (docs/ACCURACY.md) from the calibration set.
-    Accuracy,
+    Accuracy(AccuracyArgs),
+}
+
+#[derive(Args, Clone)]
+pub struct AccuracyArgs {
+    /// Compare the report with this file (docs/ACCURACY.md) and enforce the held-out targets
+    /// and the shipped constants; exit 1 on any difference or failure.
+    #[arg(long, value_name = "FILE")]
+    pub check: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Clone)]

@@ -143,3 +143,8 @@ pub fn read_oom_text(file: Option<&Path>) -> Res<String> {
         }
     }
 }
+
+/// Reads a text file whole (`accuracy --check FILE`).
+pub fn read_text(p: &Path) -> Res<String> {
+    std::fs::read_to_string(p).map_err(|e| Failure::Rejected(format!("{}: {e}", p.display())))
+}

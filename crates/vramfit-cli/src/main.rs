@@ -42,6 +42,15 @@ fn dispatch(cat: &Catalog, cmd: Cmd) -> Res<out::Output> {
         Cmd::Gpus(a) => Ok(cmd::catalog::gpus(cat, &a)),
         Cmd::Inspect(a) => cmd::inspect::run(&a, &files::read_inspect_input(&a.path)?),
         Cmd::Oom(a) => cmd::oom::run(cat, &a, &files::read_oom_text(a.file.as_deref())?),
-        Cmd::Accuracy => Ok(cmd::accuracy::run()),
+        Cmd::Accuracy(a) => {
+            let against = match &a.check {
+                Some(p) => Some(files::read_text(p)?),
+                None => None,
+            };
+            Ok(cmd::accuracy::run(
+                vramfit_core::accuracy::CALIBRATION_CSV,
+                against.as_deref(),
+            ))
+        }
     }
 }

@@ -5,6 +5,12 @@ use vramfit_core::accuracy::{Summary, CALIBRATION_CSV};
 use vramfit_core::serving::FITTED;
 
 fn main() {
+    if std::env::args().any(|a| a == "--validation") {
+        let r = vramfit_core::accuracy::speed::SpeedReport::of(CALIBRATION_CSV, &FITTED);
+        print!("{}", vramfit_core::accuracy::speed::validation_source(&r));
+        for p in vramfit_core::accuracy::speed::check(&r, &FITTED) { println!("CHECK: {p}"); }
+        return;
+    }
     let (cs, skipped) = cases(CALIBRATION_CSV);
     println!("{} cases, {} skipped", cs.len(), skipped.len());
     let all: Vec<&Case> = cs.iter().collect();
@@ -16,6 +22,7 @@ fn main() {
     };
     let ins: Vec<f64> = cs.iter().map(|c| predict(c, &k)).collect();
     println!("in-sample {}", errs(&ins, None));
+    if let Some(p) = std::env::args().skip_while(|a| a != "--debug").nth(1) { debug(&cs, &k, &p); }
     if std::env::args().any(|a| a == "--rows") {
         for (c, p) in cs.iter().zip(&ins) {
             println!("{:>7.1}% {} {} {} {} tp{} pp{} {} meas {:.0} pred {:.0}", (p - c.measured) / c.measured * 100.0, c.gpu, c.model, c.engine.id(), c.precision, c.tp, c.pp, c.workload(), c.measured, p);
@@ -29,5 +36,14 @@ fn main() {
         for g in g { println!("  {g}: in {} | held-out {}", errs(&ins, Some(g)), errs(&lo, Some(g))); }
         let lm = held_out(&cs, k, |c| c.model.as_str());
         println!("LOMO {}", errs(&lm, None));
+    }
+}
+
+#[allow(dead_code)]
+fn debug(cs: &[Case], k: &vramfit_core::serving::Constants, pat: &str) {
+    for c in cs.iter().filter(|c| format!("{} {} {}", c.gpu, c.model, c.workload()).contains(pat)).take(6) {
+        let t = vramfit_core::serving::Traffic { input: c.input, output: c.output, load: c.load, prefix_hit: 0.0 };
+        let s = vramfit_core::serving::serve(&c.replica, k, &t);
+        println!("{} {} {} tp{}: meas {:.0} pred {:.0} conc {:.0} itl {:.2}ms limit {:?} step {:?}\n   replica {:?}", c.gpu, c.model, c.workload(), c.tp, c.measured, s.tokens_per_s_total, s.concurrency, s.itl_ms, s.limited_by, s.step, c.replica);
     }
 }

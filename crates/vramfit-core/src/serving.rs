@@ -20,8 +20,8 @@
 //!   block) when blocks come on demand, `input + output` rounded up to blocks when reserved;
 //! - `max_num_seqs`;
 //! - the token budget: `d + p ≤ max_num_batched_tokens`, i.e. `d ≤ budget / (1 + p/d)`;
-//! - the load: a fixed concurrency, or the requests a rate keeps in flight (Little's law,
-//!   `d = rate × end-to-end latency`, solved by bisection), with the M/D/1 waiting time
+//! - the load: a fixed concurrency, or the requests a rate keeps decoding (Little's law for
+//!   the decode phase: `d / ITL(d) = rate × output`, solved by bisection), with the M/D/1 waiting time
 //!   `ρ / (2 μ (1 − ρ))` added to TTFT near saturation (Kleinrock, Queueing Systems I, §5.7).
 //!
 //! # One step, on one GPU of one pipeline stage
@@ -29,8 +29,9 @@
 //! Unveiled", 2024, §3), with `T = d + p` tokens in the step:
 //! ```text
 //! weights read  = dense bytes + expert bytes × (1 − (1 − k/E)^T)          (MoE: experts touched)
-//! t_linear      = max(weights read / (B × η_bw),  2 × active params × T / (F_prec × η_gemm))
-//! t_kv          = d × mean context × KV bytes per token / (B × η_kv)        (paged attention)
+//! t_linear      = max(weights read / (B × η_bw),  2 × active params × T / (F_prec × η_gemm(T)))
+//!                 (dense and expert GEMMs separately)
+//! t_kv          = d × (full-layer KV × ctx + window-layer KV × min(ctx, window)) / (B × η_kv)
 //! t_attn        = 4 × p × (input / 2) × heads × head_dim × layers / (F_16 × η_gemm16)
 //! t_comm        = layers × 2 × (α + 2 (t−1)/t × T × hidden × 2 B / (link × η_link))   (TP ring)
 //! stage         = t_linear + t_kv + t_attn + t_comm
@@ -41,8 +42,16 @@
 //! (`2 (t−1)/t` of the message; Megatron-LM, Shoeybi et al. 2019, §3: two per layer). Pipeline
 //! stages run `stages` micro-batches in flight (vLLM's virtual engines): a token passes every
 //! stage in turn, so ITL is `stages` stage times, and with fewer requests than stages the
-//! stages idle (the bubble). The overhead is per step: scheduler, sampler and launch time with
-//! CUDA graphs, plus one kernel-launch gap per layer without them.
+//! stages idle (the bubble). The overhead is per step: the gaps between each layer's kernels
+//! (the norms, activations and rotary kernels a GEMM roofline leaves out, and kernel tails),
+//! more of them without CUDA graphs, plus CPU time per running request (scheduling, sampling,
+//! detokenizing). A per-step constant on top of those fitted to zero, so there is none.
+//!
+//! GEMM efficiency grows with the tokens a GEMM holds (tile occupancy): `η × n / (n + n½)`
+//! where `n` is the tokens per step for dense layers and the tokens per expert for MoE
+//! layers (uniform routing), so a 128-expert MoE at 2,048 tokens per step runs its experts
+//! at 128 tokens each, far from peak (the effect behind DeepSeek's and Qwen3-MoE's
+//! expert-parallel kernels; "MegaBlocks", Gale et al. 2023, §2).
 //!
 //! Tokens/s in total are `d / ITL`. TTFT is the prompt's chunks at what the token budget
 //! leaves after the decodes, plus half a step of waiting, plus any queue.
@@ -71,31 +80,44 @@ pub struct Constants {
     pub eta_gemm4: f64,
     /// Fraction of link bandwidth an all-reduce reaches.
     pub eta_link: f64,
-    /// Per-step CPU and launch overhead with CUDA graphs, seconds.
-    pub step_overhead_s: f64,
     /// Extra launch time per layer per step without CUDA graphs, seconds.
     pub eager_layer_s: f64,
+    /// Gaps between a layer's kernels per step with CUDA graphs (kernel tails, norms,
+    /// activation and rotary kernels the GEMM roofline leaves out), seconds.
+    pub layer_s: f64,
     /// Scheduler, sampler and detokenizer CPU time per running request per step, seconds.
     pub per_seq_s: f64,
+    /// Tokens per GEMM at which it reaches half its peak efficiency (tile occupancy: a
+    /// GEMM of `n` tokens runs at `η × n / (n + n½)`; for MoE `n` is the tokens per expert).
+    pub gemm_half_tokens: f64,
 }
 
-/// The shipped constants, fitted on every usable throughput row of the calibration set
-/// (`cargo run --release -p vramfit-cli -- accuracy --fit` prints the fit).
+/// The shipped constants: the fit on every usable throughput row of the calibration set
+/// (1,592 rows: TensorRT-LLM max-load and request-rate tables on H100, B200, GB200, A100 and
+/// L40S; vLLM on MI300X and A100), rounded to two figures. `vramfit accuracy --check` refits
+/// them and fails when a refit would move the in-sample error (see [`crate::accuracy::speed`]).
+///
+/// Read as physics: weights stream at 78 % of datasheet HBM bandwidth and paged KV at 76 %;
+/// 16- and 8-bit GEMMs reach 68 % of dense tensor peak, FP4 GEMMs 42 %, half of that at 112
+/// tokens per GEMM; an all-reduce reaches 44 % of the per-direction link bandwidth; each
+/// layer costs 85 µs per step outside the GEMMs with CUDA graphs (13 µs more without); each
+/// running request 6 µs of CPU per step.
 pub const FITTED: Constants = Constants {
-    eta_bw: 0.80,
-    eta_kv: 0.50,
-    eta_gemm16: 0.60,
-    eta_gemm8: 0.50,
-    eta_gemm4: 0.40,
-    eta_link: 0.70,
-    step_overhead_s: 2.0e-3,
-    eager_layer_s: 40e-6,
-    per_seq_s: 2.0e-6,
+    eta_bw: 0.78,
+    eta_kv: 0.76,
+    eta_gemm16: 0.68,
+    eta_gemm8: 0.68,
+    eta_gemm4: 0.42,
+    eta_link: 0.44,
+    eager_layer_s: 12.6e-6,
+    per_seq_s: 6.0e-6,
+    gemm_half_tokens: 112.0,
+    layer_s: 85e-6,
 };
 
 impl Constants {
     /// Number of fitted parameters.
-    pub const LEN: usize = 9;
+    pub const LEN: usize = 10;
     /// Names, in the order of [`Constants::to_array`].
     pub const NAMES: [&'static str; Self::LEN] = [
         "eta_bw",
@@ -104,9 +126,10 @@ impl Constants {
         "eta_gemm8",
         "eta_gemm4",
         "eta_link",
-        "step_overhead_s",
         "eager_layer_s",
         "per_seq_s",
+        "gemm_half_tokens",
+        "layer_s",
     ];
     /// Bounds each constant is fitted within (physical ranges).
     pub const BOUNDS: [(f64, f64); Self::LEN] = [
@@ -116,9 +139,10 @@ impl Constants {
         (0.1, 0.95),
         (0.05, 0.95),
         (0.2, 0.95),
-        (1e-4, 1e-2),
         (1e-6, 2e-4),
         (0.0, 2e-5),
+        (1.0, 512.0),
+        (1e-7, 2e-4),
     ];
 
     /// As an array (for fitting).
@@ -131,9 +155,10 @@ impl Constants {
             self.eta_gemm8,
             self.eta_gemm4,
             self.eta_link,
-            self.step_overhead_s,
             self.eager_layer_s,
             self.per_seq_s,
+            self.gemm_half_tokens,
+            self.layer_s,
         ]
     }
 
@@ -147,9 +172,10 @@ impl Constants {
             eta_gemm8: a[3],
             eta_gemm4: a[4],
             eta_link: a[5],
-            step_overhead_s: a[6],
-            eager_layer_s: a[7],
-            per_seq_s: a[8],
+            eager_layer_s: a[6],
+            per_seq_s: a[7],
+            gemm_half_tokens: a[8],
+            layer_s: a[9],
         }
     }
 }
@@ -225,12 +251,18 @@ pub struct Replica {
     pub experts: f64,
     /// Experts per token.
     pub experts_per_token: f64,
-    /// Active parameters per GPU of one stage (multiply-adds per token).
-    pub active_params: f64,
-    /// KV bytes per token per GPU of one stage.
-    pub kv_bytes_per_token: f64,
-    /// Tokens the KV pool of the replica holds.
-    pub kv_tokens: f64,
+    /// Non-expert parameters per GPU of one stage (multiply-adds per token).
+    pub dense_params: f64,
+    /// Routed-expert parameters one token uses, per GPU of one stage.
+    pub expert_params: f64,
+    /// KV bytes per token per GPU of one stage, full-attention layers.
+    pub kv_full_per_token: f64,
+    /// KV bytes per token per GPU of one stage, sliding-window (or chunked) layers.
+    pub kv_window_per_token: f64,
+    /// The sliding window, tokens (0 when none).
+    pub window: f64,
+    /// KV pool bytes per GPU.
+    pub kv_pool_bytes: f64,
     /// KV block size, tokens.
     pub block: f64,
     /// Layers per stage.
@@ -249,6 +281,8 @@ pub struct Replica {
     pub max_num_batched_tokens: f64,
     /// Whether a request reserves its whole length (TensorRT-LLM `GUARANTEED_NO_EVICT`).
     pub reserve_full: bool,
+    /// Whether the engine's step loop is C++ (TensorRT-LLM) rather than Python.
+    pub cpp_runtime: bool,
     /// Whether steps run as CUDA graphs.
     pub cuda_graphs: bool,
     /// GEMM precision.
@@ -339,15 +373,25 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
     let micro = if d > 0.0 { (d / stages).max(1.0) } else { 0.0 };
     let pm = p / stages;
     let t = (micro + pm).max(1.0);
-    let touched = if r.experts > 0.0 {
-        1.0 - (1.0 - (r.experts_per_token / r.experts).min(1.0)).powf(t)
+    let eta = gemm_eta(k, r.precision);
+    let occupancy = |n: f64| n / (n + k.gemm_half_tokens);
+    let t_dense = (r.dense_bytes / (r.bandwidth * k.eta_bw))
+        .max(2.0 * r.dense_params * t / (r.flops * eta * occupancy(t)));
+    let (t_expert, expert_compute) = if r.experts > 0.0 {
+        let share = (r.experts_per_token / r.experts).min(1.0);
+        let touched = 1.0 - (1.0 - share).powf(t);
+        let per_expert = (t * share / touched.max(1e-9)).max(1.0);
+        let mem = r.expert_bytes * touched / (r.bandwidth * k.eta_bw);
+        let comp = 2.0 * r.expert_params * t / (r.flops * eta * occupancy(per_expert));
+        (mem.max(comp), comp > mem)
     } else {
-        0.0
+        (0.0, false)
     };
-    let bytes = r.dense_bytes + r.expert_bytes * touched;
-    let t_w = bytes / (r.bandwidth * k.eta_bw);
-    let t_g = 2.0 * r.active_params * t / (r.flops * gemm_eta(k, r.precision));
-    let kv = micro * ctx * r.kv_bytes_per_token / (r.bandwidth * k.eta_kv);
+    let dense_compute = 2.0 * r.dense_params * t / (r.flops * eta * occupancy(t))
+        > r.dense_bytes / (r.bandwidth * k.eta_bw);
+    let linear = t_dense + t_expert;
+    let compute_bound = if r.experts > 0.0 { expert_compute } else { dense_compute };
+    let kv = micro * kv_read_per_seq(r, ctx) / (r.bandwidth * k.eta_kv);
     let attention = 4.0 * pm * pctx * r.attn_width * r.layers / (r.flops16 * k.eta_gemm16);
     let comm = if r.tp > 1.0 {
         let msg = t * r.hidden * 2.0;
@@ -366,17 +410,23 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
     } else {
         k.eager_layer_s * r.layers * stages
     };
-    let overhead = k.step_overhead_s + launch + k.per_seq_s * d;
-    let stage = t_w.max(t_g) + kv + attention + comm;
+    let overhead = launch + k.layer_s * r.layers * stages + k.per_seq_s * d;
+    let stage = linear + kv + attention + comm;
     StepTime {
-        linear: t_w.max(t_g),
-        compute_bound: t_g > t_w,
+        linear,
+        compute_bound,
         kv,
         attention,
         comm,
         overhead,
         itl: stages * stage + (stages - 1.0) * p2p + overhead,
     }
+}
+
+/// KV bytes one decoding request reads per step at context `ctx` (sliding layers read at
+/// most their window).
+fn kv_read_per_seq(r: &Replica, ctx: f64) -> f64 {
+    r.kv_full_per_token * ctx + r.kv_window_per_token * ctx.min(r.window)
 }
 
 /// The dominant part of a step.
@@ -411,12 +461,20 @@ fn dominant(s: &StepTime, stages: f64) -> Limit {
 pub fn capacity(r: &Replica, t: &Traffic) -> (f64, Limit) {
     let input = f(t.input.max(1));
     let output = f(t.output.max(1));
-    let footprint = if r.reserve_full {
+    // Tokens a request holds: on demand, its mean live context plus half a block; reserved,
+    // its whole length in blocks. Sliding layers hold at most the window (plus a block).
+    let live = if r.reserve_full {
         ((input + output) / r.block).ceil() * r.block
     } else {
         input + output / 2.0 + r.block / 2.0
     };
-    let by_memory = (r.kv_tokens / footprint).floor();
+    let footprint = r.kv_full_per_token * live
+        + r.kv_window_per_token * live.min(r.window + r.block);
+    let by_memory = if footprint > 0.0 {
+        (r.kv_pool_bytes / footprint).floor()
+    } else {
+        0.0
+    };
     let ratio = input * (1.0 - t.prefix_hit.clamp(0.0, 1.0)) / output;
     let by_tokens = (r.max_num_batched_tokens / (1.0 + ratio)).floor().max(1.0);
     let by_seqs = r.max_num_seqs;
@@ -437,12 +495,17 @@ fn at(r: &Replica, k: &Constants, t: &Traffic, d: f64) -> (f64, StepTime) {
     (p, step_time(r, k, d, ctx, p, input / 2.0))
 }
 
-/// TTFT with `d` decoding: the prompt's chunks at the budget left after the decodes.
-fn ttft_s(r: &Replica, t: &Traffic, d: f64, st: &StepTime) -> f64 {
-    let fresh = f(t.input.max(1)) * (1.0 - t.prefix_hit.clamp(0.0, 1.0));
+/// TTFT with `d` decoding: half a step waiting for the next step, then the prompt's chunks,
+/// each a step that carries the decodes plus the chunk (at least the steady-state prefill).
+fn ttft_s(r: &Replica, k: &Constants, t: &Traffic, d: f64, st: &StepTime, p: f64) -> f64 {
+    let input = f(t.input.max(1));
+    let output = f(t.output.max(1));
+    let fresh = input * (1.0 - t.prefix_hit.clamp(0.0, 1.0));
     let room = (r.max_num_batched_tokens - d).max(1.0);
     let chunks = (fresh / room).ceil().max(1.0);
-    (chunks + 0.5) * st.itl
+    let chunk = (fresh / chunks).max(p).min(room);
+    let step = step_time(r, k, d, input + output / 2.0, chunk, input / 2.0);
+    0.5 * st.itl + chunks * step.itl
 }
 
 /// The operating point of a replica under a traffic.
@@ -467,7 +530,7 @@ pub fn serve(r: &Replica, k: &Constants, t: &Traffic) -> Serving {
     let point = |d: f64, queue_s: f64, limit: Option<Limit>| {
         let (p, st) = at(r, k, t, d);
         let itl = st.itl.max(1e-9);
-        let ttft = ttft_s(r, t, d, &st) + queue_s;
+        let ttft = ttft_s(r, k, t, d, &st, p) + queue_s;
         Serving {
             concurrency: d,
             prefill_tokens_per_step: p,
@@ -509,15 +572,13 @@ pub fn serve(r: &Replica, k: &Constants, t: &Traffic) -> Serving {
                 s.limited_by = Limit::Queue;
                 return s;
             }
-            // Little's law: d = rate × e2e(d), by bisection on d in (0, cap].
-            let e2e = |d: f64| {
-                let (_, st) = at(r, k, t, d);
-                ttft_s(r, t, d, &st) + (output - 1.0).max(0.0) * st.itl
-            };
+            // Token balance (Little's law for the decode phase): the requests decoding, `d`,
+            // emit `d / ITL(d)` tokens/s, which must equal `rate × output`. Bisection on d.
             let (mut lo, mut hi) = (0.0_f64, cap);
             for _ in 0..50 {
                 let mid = 0.5 * (lo + hi);
-                if rate * e2e(mid) > mid {
+                let (_, st) = at(r, k, t, mid);
+                if mid / st.itl.max(1e-12) < rate * output {
                     lo = mid;
                 } else {
                     hi = mid;
@@ -584,14 +645,35 @@ impl Replica {
             (e.max_num_seqs, e.max_num_batched_tokens)
         };
         let perf = crate::throughput::GpuPerf::from_gpu(gpu, key);
+        let per_layer = m.kv_bytes_per_token_layer(s.kv_bytes(), tp);
+        let (mut full_layers, mut window_layers, mut window) = (0, 0, 0);
+        // Layers of the busiest (first) stage by attention kind. Sliding and chunked layers
+        // read and hold at most their window, whatever the engine's memory accounting
+        // (vLLM's hybrid allocator, TensorRT-LLM's variable-window KV pools).
+        let stage = usize::try_from(m.layers.div_ceil(pp)).unwrap_or(usize::MAX);
+        for a in m.layer_attention.iter().take(stage) {
+            match a {
+                crate::model::LayerAttention::Sliding { window: w } => {
+                    window_layers += 1;
+                    window = window.max(*w);
+                }
+                crate::model::LayerAttention::Full => full_layers += 1,
+            }
+        }
+        if full_layers + window_layers == 0 {
+            full_layers = m.layers.div_ceil(pp);
+        }
         Self {
             dense_bytes: (weights - expert_bytes).max(0.0),
             expert_bytes,
             experts: m.moe.map_or(0.0, |x| f(x.experts)),
             experts_per_token: m.moe.map_or(0.0, |x| f(x.experts_per_token)),
-            active_params: f(p.active()) / f(tp) / f(pp),
-            kv_bytes_per_token: f(e.kv_bytes_per_token),
-            kv_tokens: f(e.kv_tokens),
+            dense_params: f(p.active().saturating_sub(p.active_expert)) / f(tp) / f(pp),
+            expert_params: f(p.active_expert) / f(tp) / f(pp),
+            kv_full_per_token: f(per_layer * full_layers),
+            kv_window_per_token: f(per_layer * window_layers),
+            window: f(window),
+            kv_pool_bytes: f(e.kv_pool_bytes),
             block: f(e.block_size.max(1)),
             layers: f(m.layers.div_ceil(pp)),
             hidden: f(m.hidden),
@@ -601,6 +683,7 @@ impl Replica {
             max_num_seqs: f(seqs.max(1)),
             max_num_batched_tokens: f(tokens.max(1)),
             reserve_full: trt,
+            cpp_runtime: trt,
             cuda_graphs: true,
             precision,
             bandwidth: perf.bandwidth,
@@ -619,5 +702,268 @@ impl Replica {
             alpha: alpha_s,
             ..self
         }
+    }
+}
+
+/// Held-out error of the serving model for one engine: leave-one-GPU-out predictions of
+/// output tokens/s against the calibration set's measurements (docs/ACCURACY.md). The app's
+/// speed bands come from here; an engine without a row is "not validated", without a band.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Validation {
+    /// Engine id prefix (`trtllm`, `vllm`).
+    pub engine: &'static str,
+    /// Measurements compared.
+    pub rows: usize,
+    /// GPUs they cover.
+    pub gpus: usize,
+    /// Median |error|.
+    pub median_abs: f64,
+    /// 10th percentile of the signed error `(predicted − measured) / measured`.
+    pub p10: f64,
+    /// 90th percentile of the signed error.
+    pub p90: f64,
+}
+
+impl Validation {
+    /// The range the measured value falls in for 80 % of held-out rows, given a prediction:
+    /// `measured = predicted / (1 + error)`.
+    #[must_use]
+    pub fn band(&self, predicted: f64) -> (f64, f64) {
+        let lo = predicted / (1.0 + self.p90).max(0.05);
+        let hi = predicted / (1.0 + self.p10).max(0.05);
+        (lo.min(hi), lo.max(hi))
+    }
+}
+
+/// Held-out validation per engine, as `vramfit accuracy` computes it (checked by
+/// `vramfit accuracy --check` in the test suite).
+pub const VALIDATION: [Validation; 2] = [
+    Validation {
+        engine: "trtllm",
+        rows: 1475,
+        gpus: 5,
+        median_abs: 0.106,
+        p10: -0.22,
+        p90: 0.182,
+    },
+    Validation {
+        engine: "vllm",
+        rows: 117,
+        gpus: 2,
+        median_abs: 0.124,
+        p10: -0.129,
+        p90: 0.494,
+    },
+];
+
+/// Held-out error of the whole calibration set (docs/ACCURACY.md's headline; checked by
+/// `vramfit accuracy --check`): leave-one-GPU-out output tokens/s and speed-up ratios.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct HeldOut {
+    /// Rows.
+    pub rows: usize,
+    /// Median |error| of tokens/s.
+    pub median: f64,
+    /// 90th percentile |error| of tokens/s.
+    pub p90: f64,
+    /// Speed-up ratios compared.
+    pub speedup_rows: usize,
+    /// Median |error| of speed-up ratios.
+    pub speedup_median: f64,
+}
+
+/// See [`HeldOut`].
+pub const HELD_OUT: HeldOut = HeldOut {
+    rows: 1592,
+    median: 0.108,
+    p90: 0.295,
+    speedup_rows: 570,
+    speedup_median: 0.084,
+};
+
+/// The validation of an engine's speed, `None` when no measurement covers it.
+#[must_use]
+pub fn validation(engine: crate::engine::Engine) -> Option<&'static Validation> {
+    let id = engine.id();
+    VALIDATION
+        .iter()
+        .find(|v| id.starts_with(v.engine) && v.rows > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An 8B dense model in bf16 on an H100 SXM (3.35 TB/s, 989 TFLOPS bf16): 16 GB of
+    /// weights, 8 B parameters, 32 layers, 128 KiB of KV per token (Llama 3.1 8B), 30 GB of KV.
+    fn replica() -> Replica {
+        Replica {
+            dense_bytes: 16e9,
+            expert_bytes: 0.0,
+            experts: 0.0,
+            experts_per_token: 0.0,
+            dense_params: 8e9,
+            expert_params: 0.0,
+            kv_full_per_token: 131_072.0,
+            kv_window_per_token: 0.0,
+            window: 0.0,
+            kv_pool_bytes: 30e9,
+            block: 16.0,
+            layers: 32.0,
+            hidden: 4096.0,
+            attn_width: 4096.0,
+            tp: 1.0,
+            pp: 1.0,
+            max_num_seqs: 256.0,
+            max_num_batched_tokens: 8192.0,
+            reserve_full: false,
+            cpp_runtime: false,
+            cuda_graphs: true,
+            precision: Precision::Bits16,
+            bandwidth: 3.35e12,
+            flops: 989e12,
+            flops16: 989e12,
+            link: 450e9,
+            alpha: 8e-6,
+        }
+    }
+
+    fn traffic(load: Load) -> Traffic {
+        Traffic {
+            input: 1000,
+            output: 200,
+            load,
+            prefix_hit: 0.0,
+        }
+    }
+
+    #[test]
+    fn one_request_step_by_hand() {
+        // One request decoding, prefill 1000 / 200 = 5 prompt tokens per step, T = 6:
+        // weights 16e9 / (3.35e12 × 0.78) = 6.1232 ms (the GEMMs at 6 tokens would take
+        // 2 × 8e9 × 6 / (989e12 × 0.68 × 6/118) = 2.807 ms: bandwidth-bound);
+        // KV 1100 × 131072 / (3.35e12 × 0.76) = 0.0566 ms; prompt attention
+        // 4 × 5 × 500 × 4096 × 32 / (989e12 × 0.68) = 0.0019 ms;
+        // overhead 32 × 85 µs + 6 µs = 2.726 ms. ITL = 8.9078 ms.
+        let s = serve(&replica(), &FITTED, &traffic(Load::Concurrency(1)));
+        assert!((s.itl_ms - 8.9078).abs() < 0.001, "{}", s.itl_ms);
+        assert!((s.tokens_per_s_per_user - 1000.0 / 8.9078).abs() < 0.02);
+        assert_eq!(s.limited_by, Limit::Bandwidth);
+        assert!(!s.step.compute_bound);
+    }
+
+    #[test]
+    fn capacity_by_hand_on_demand_and_reserved() {
+        // On demand: 1000 + 200/2 + 16/2 = 1108 tokens × 131072 B = 145.2 MB per request;
+        // 30e9 / 145.2e6 = 206.6 → 206 requests, below max_num_seqs 256: memory-bound.
+        let r = replica();
+        assert_eq!(
+            capacity(&r, &traffic(Load::MaxLoad)),
+            (206.0, Limit::Memory)
+        );
+        // Reserved (TensorRT-LLM GUARANTEED_NO_EVICT): ⌈1200 / 16⌉ × 16 = 1200 tokens:
+        // 30e9 / 157.3e6 = 190.7 → 190.
+        let trt = Replica {
+            reserve_full: true,
+            ..r
+        };
+        assert_eq!(capacity(&trt, &traffic(Load::MaxLoad)).0, 190.0);
+        // A bigger pool hits max_num_seqs instead.
+        let big = Replica {
+            kv_pool_bytes: 80e9,
+            ..r
+        };
+        assert_eq!(
+            capacity(&big, &traffic(Load::MaxLoad)),
+            (256.0, Limit::Scheduler)
+        );
+    }
+
+    #[test]
+    fn more_requests_in_flight_raise_total_and_lower_per_user_speed() {
+        let r = replica();
+        let mut last = serve(&r, &FITTED, &traffic(Load::Concurrency(1)));
+        for n in [2, 4, 8, 16, 32, 64, 128, 206] {
+            let s = serve(&r, &FITTED, &traffic(Load::Concurrency(n)));
+            assert!(s.tokens_per_s_total > last.tokens_per_s_total, "{n}");
+            assert!(s.tokens_per_s_per_user < last.tokens_per_s_per_user, "{n}");
+            last = s;
+        }
+        // Past the pool, more requests only wait: same throughput, longer TTFT.
+        let max = serve(&r, &FITTED, &traffic(Load::MaxLoad));
+        let over = serve(&r, &FITTED, &traffic(Load::Concurrency(400)));
+        assert!((over.tokens_per_s_total - max.tokens_per_s_total).abs() < 1e-9);
+        assert!(over.ttft_ms > max.ttft_ms);
+        assert_eq!(over.limited_by, Limit::Memory);
+    }
+
+    #[test]
+    fn a_request_rate_obeys_littles_law_and_saturates_into_a_queue() {
+        let r = replica();
+        let max = serve(&r, &FITTED, &traffic(Load::MaxLoad));
+        let rate = max.requests_per_s * 0.5;
+        let s = serve(&r, &FITTED, &traffic(Load::Rate(rate)));
+        // Little's law for the decode phase: requests decoding = arrival rate × decode time
+        // (output × ITL); served throughput equals the arrival rate in steady state.
+        let decode_s = 200.0 * s.itl_ms / 1e3;
+        assert!(
+            (s.concurrency - rate * decode_s).abs() < 0.01 * s.concurrency,
+            "{} vs {}",
+            s.concurrency,
+            rate * decode_s
+        );
+        assert!((s.requests_per_s - rate).abs() < 0.01 * rate);
+        assert!(s.e2e_ms.unwrap() > decode_s * 1e3);
+        let over = serve(&r, &FITTED, &traffic(Load::Rate(max.requests_per_s * 1.5)));
+        assert_eq!(over.limited_by, Limit::Queue);
+        assert_eq!(over.ttft_ms, None);
+        assert_eq!(over.e2e_ms, None);
+    }
+
+    #[test]
+    fn tensor_parallel_adds_two_all_reduces_per_layer() {
+        // TP 2: each GPU reads half the weights and adds 2 × 32 ring all-reduces of
+        // T × hidden × 2 bytes, 2 (t−1)/t = 1 of the message each, plus α.
+        let one = replica();
+        let two = Replica {
+            dense_bytes: 8e9,
+            dense_params: 4e9,
+            kv_full_per_token: 65_536.0,
+            attn_width: 2048.0,
+            tp: 2.0,
+            ..one
+        };
+        let st = step_time(&two, &FITTED, 1.0, 1100.0, 5.0, 500.0);
+        let msg = 6.0 * 4096.0 * 2.0;
+        let comm = 32.0 * 2.0 * (8e-6 + msg / (450e9 * FITTED.eta_link));
+        assert!((st.comm - comm).abs() < 1e-12);
+        let s1 = step_time(&one, &FITTED, 1.0, 1100.0, 5.0, 500.0);
+        assert!(st.itl < s1.itl && st.itl > s1.itl / 2.0);
+    }
+
+    #[test]
+    fn a_sliding_window_caps_what_a_layer_reads_and_holds() {
+        let full = replica();
+        let half = Replica {
+            kv_full_per_token: 65_536.0,
+            kv_window_per_token: 65_536.0,
+            window: 128.0,
+            ..full
+        };
+        let t = traffic(Load::MaxLoad);
+        // (1108 × 65536 + (128 + 16) × 65536) B per request: 30e9 / 82.05e6 = 365 → 256 cap.
+        assert_eq!(capacity(&half, &t), (256.0, Limit::Scheduler));
+        assert!(kv_read_per_seq(&half, 1100.0) < kv_read_per_seq(&full, 1100.0) * 0.6);
+    }
+
+    #[test]
+    fn validation_bands_hold_the_measured_value_for_the_middle_80_percent() {
+        let v = VALIDATION[0];
+        // A prediction 10 % high (error +0.1) is inside [p10, p90]: its measurement is in band.
+        let measured = 100.0;
+        let (lo, hi) = v.band(measured * 1.1);
+        assert!(lo <= measured && measured <= hi, "{lo} {hi}");
+        assert!(validation(crate::engine::Engine::Transformers).is_none());
+        assert!(validation(crate::engine::Engine::TrtLlm).is_some());
     }
 }
