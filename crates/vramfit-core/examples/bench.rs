@@ -33,7 +33,9 @@ use vramfit_core::catalog::Catalog;
 use vramfit_core::dtype::WeightFormat;
 use vramfit_core::plan::{plan, Inputs};
 use vramfit_core::safetensors::{header_len, parse_header, Report};
+use vramfit_core::serving::{serve, Load, FITTED};
 use vramfit_core::sizing::{estimate_bytes, Scenario};
+use vramfit_core::throughput::Link;
 
 /// Tensors in the synthetic checkpoint header.
 const TENSORS: u64 = 200_000;
@@ -44,6 +46,10 @@ const EXPERTS: u64 = 250;
 const TENSOR_BYTES: u64 = 64 * 64 * 2;
 /// Target for the whole catalog sweep.
 const SWEEP_TARGET: Duration = Duration::from_millis(50);
+/// Issue 14: a whole-catalog serving sweep natively under a second.
+const SERVING_SWEEP_TARGET: Duration = Duration::from_millis(1000);
+/// Issue 14: one scenario's operating point within a frame.
+const FRAME: Duration = Duration::from_millis(16);
 /// Target for the parser's peak memory, as a multiple of the header size.
 const MEMORY_TARGET_X: f64 = 3.0;
 
@@ -183,6 +189,65 @@ fn all(compare_file: Option<&str>) -> Res<()> {
         ms(warm),
         ms(cold)
     );
+
+    // 2b. The serving model: every catalog model x every GPU x TP 1/2/4/8 at four loads
+    //     (max load, 1 and 64 requests in flight, 2 requests/s), 1024 -> 256 tokens.
+    let loads = [
+        Load::MaxLoad,
+        Load::Concurrency(1),
+        Load::Concurrency(64),
+        Load::Rate(2.0),
+    ];
+    let serving_sweep = || -> Res<u64> {
+        let mut n = 0u64;
+        for m in &cat.models {
+            let mut s = Scenario::new(m.arch()?);
+            for gpu in &cat.gpus {
+                for tp in [1, 2, 4, 8] {
+                    s.tensor_parallel_size = tp;
+                    let (_, r) = vramfit_core::throughput::replica(&s, gpu, Link::Own);
+                    for &load in &loads {
+                        let t = vramfit_core::throughput::traffic(&s, load);
+                        black_box(serve(black_box(&r), &FITTED, &t));
+                        n += 1;
+                    }
+                }
+            }
+        }
+        Ok(n)
+    };
+    let count = serving_sweep()?;
+    let (warm, _) = time(5, serving_sweep);
+    let pass = if warm < SERVING_SWEEP_TARGET { "PASS" } else { "FAIL" };
+    rows.push([
+        format!(
+            "serving sweep: {} models x {} GPUs x TP 1/2/4/8 x 4 loads (memory estimate included)",
+            cat.models.len(),
+            cat.gpus.len()
+        ),
+        format!("{:.1} ms", ms(warm)),
+        format!("{count} operating points, median of 5"),
+        format!("{pass} (< {} ms)", SERVING_SWEEP_TARGET.as_millis()),
+    ]);
+    println!("RESULT serving_sweep_median_ms={:.3} serving_points={count} serving_pass={pass}", ms(warm));
+    let r70 = {
+        let m = cat.model("llama-3.1-70b").ok_or("llama-3.1-70b missing")?;
+        let g = cat.gpus.iter().find(|g| g.id == "h100-sxm").ok_or("h100-sxm missing")?;
+        let mut s = Scenario::new(m.model.arch()?);
+        s.tensor_parallel_size = 4;
+        (s, g)
+    };
+    let (one_serve, _) = time(201, || {
+        vramfit_core::throughput::serve_scenario(&r70.0, r70.1, Load::Rate(5.0), Link::Own)
+    });
+    let pass = if one_serve < FRAME { "PASS" } else { "FAIL" };
+    rows.push([
+        "one operating point at a request rate: Llama 3.1 70B, 4 x H100, 5 req/s".into(),
+        format!("{:.3} ms", ms(one_serve)),
+        "median of 201 (estimate + serve)".into(),
+        format!("{pass} (< one 60 Hz frame, {} ms)", FRAME.as_millis()),
+    ]);
+    println!("RESULT serve_one_ms={:.4}", ms(one_serve));
 
     // 3. The 200k-tensor header.
     let header = synthetic_header();

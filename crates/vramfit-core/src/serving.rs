@@ -283,6 +283,10 @@ pub struct Replica {
     pub reserve_full: bool,
     /// Whether the engine's step loop is C++ (TensorRT-LLM) rather than Python.
     pub cpp_runtime: bool,
+    /// Attention data-parallel ranks sharing the experts (`--data-parallel-size` with
+    /// `--enable-expert-parallel`, the "DEP" layouts); 1 otherwise. Every field above is then
+    /// one rank's: its own requests, KV and dense weights, `1/dp` of the experts.
+    pub dp: f64,
     /// Whether steps run as CUDA graphs.
     pub cuda_graphs: bool,
     /// GEMM precision.
@@ -379,8 +383,10 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
         .max(2.0 * r.dense_params * t / (r.flops * eta * occupancy(t)));
     let (t_expert, expert_compute) = if r.experts > 0.0 {
         let share = (r.experts_per_token / r.experts).min(1.0);
-        let touched = 1.0 - (1.0 - share).powf(t);
-        let per_expert = (t * share / touched.max(1e-9)).max(1.0);
+        // Under expert parallelism a rank's experts see every rank's tokens.
+        let routed = t * r.dp.max(1.0);
+        let touched = 1.0 - (1.0 - share).powf(routed);
+        let per_expert = (routed * share / touched.max(1e-9)).max(1.0);
         let mem = r.expert_bytes * touched / (r.bandwidth * k.eta_bw);
         let comp = 2.0 * r.expert_params * t / (r.flops * eta * occupancy(per_expert));
         (mem.max(comp), comp > mem)
@@ -396,6 +402,14 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
     let comm = if r.tp > 1.0 {
         let msg = t * r.hidden * 2.0;
         r.layers * 2.0 * (r.alpha + 2.0 * (r.tp - 1.0) / r.tp * msg / (r.link * k.eta_link))
+    } else {
+        0.0
+    } + if r.dp > 1.0 && r.experts > 0.0 {
+        // Expert parallelism: an all-to-all dispatch and combine per MoE layer, each moving
+        // the rank's tokens × top-k × hidden × 2 bytes, (dp − 1)/dp of it off the GPU
+        // (DeepSeek-V3 report §3.2.2; DeepEP).
+        let msg = t * r.experts_per_token.min(r.dp) * r.hidden * 2.0;
+        r.layers * 2.0 * (r.alpha + (r.dp - 1.0) / r.dp * msg / (r.link * k.eta_link))
     } else {
         0.0
     };
@@ -508,9 +522,30 @@ fn ttft_s(r: &Replica, k: &Constants, t: &Traffic, d: f64, st: &StepTime, p: f64
     0.5 * st.itl + chunks * step.itl
 }
 
-/// The operating point of a replica under a traffic.
+/// The operating point of a replica under a traffic (for a DEP layout, of all its ranks:
+/// the load splits evenly over them and their throughputs add).
 #[must_use]
 pub fn serve(r: &Replica, k: &Constants, t: &Traffic) -> Serving {
+    let dp = r.dp.max(1.0);
+    if dp <= 1.0 {
+        return serve_rank(r, k, t);
+    }
+    let load = match t.load {
+        Load::MaxLoad => Load::MaxLoad,
+        // OK because: a request count over a small rank count.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Load::Concurrency(n) => Load::Concurrency((f(n) / dp).ceil().max(1.0) as u64),
+        Load::Rate(x) => Load::Rate(x / dp),
+    };
+    let mut s = serve_rank(r, k, &Traffic { load, ..*t });
+    s.concurrency *= dp;
+    s.tokens_per_s_total *= dp;
+    s.requests_per_s *= dp;
+    s
+}
+
+/// [`serve`] for one rank.
+fn serve_rank(r: &Replica, k: &Constants, t: &Traffic) -> Serving {
     let output = f(t.output.max(1));
     let (cap, cap_limit) = capacity(r, t);
     if cap < 1.0 {
@@ -592,6 +627,12 @@ pub fn serve(r: &Replica, k: &Constants, t: &Traffic) -> Serving {
     }
 }
 
+/// Latency of one all-reduce over NVLink / Infinity Fabric, seconds: NCCL's small-message
+/// all-reduce takes 5–10 µs over NVLink (NVIDIA nccl-tests README, "Performance").
+pub const ALPHA_FAST_LINK_S: f64 = 8e-6;
+/// Latency of one all-reduce over PCIe, seconds (20–30 µs in the same measurements).
+pub const ALPHA_PCIE_S: f64 = 25e-6;
+
 /// Engine defaults for TensorRT-LLM's scheduler (`tensorrt_llm/builder.py` `BuildConfig`:
 /// `max_batch_size = 2048`, `max_num_tokens = 8192`).
 pub const TRTLLM_MAX_BATCH: u64 = 2048;
@@ -644,7 +685,7 @@ impl Replica {
         } else {
             (e.max_num_seqs, e.max_num_batched_tokens)
         };
-        let perf = crate::throughput::GpuPerf::from_gpu(gpu, key);
+        let fast = gpu.has_fast_link();
         let per_layer = m.kv_bytes_per_token_layer(s.kv_bytes(), tp);
         let (mut full_layers, mut window_layers, mut window) = (0, 0, 0);
         // Layers of the busiest (first) stage by attention kind. Sliding and chunked layers
@@ -684,13 +725,50 @@ impl Replica {
             max_num_batched_tokens: f(tokens.max(1)),
             reserve_full: trt,
             cpp_runtime: trt,
+            dp: 1.0,
             cuda_graphs: true,
             precision,
-            bandwidth: perf.bandwidth,
+            bandwidth: gpu.memory_bandwidth_gb_per_s * 1e9,
             flops,
             flops16,
-            link: perf.link,
-            alpha: perf.alpha,
+            link: gpu.link_gb_per_s() * 1e9,
+            alpha: if fast {
+                ALPHA_FAST_LINK_S
+            } else {
+                ALPHA_PCIE_S
+            },
+        }
+    }
+
+    /// A DEP layout over `n` GPUs (attention data-parallel `n`, experts split over the `n`):
+    /// built from the scenario at TP `n` with expert parallelism (`s`, `e`), each rank keeping
+    /// the dense weights whole, its own requests and its own KV for every head. The KV pool
+    /// is that estimate's, less the dense weights each rank now holds in full.
+    #[must_use]
+    pub fn data_parallel_attention(
+        s: &crate::sizing::Scenario,
+        gpu: &crate::catalog::Gpu,
+        e: &crate::sizing::Estimate,
+        n: u64,
+    ) -> Self {
+        let n = n.max(1);
+        let split = Self::of(s, gpu, e);
+        let mut whole = s.clone();
+        whole.tensor_parallel_size = 1;
+        let one = Self::of(&whole, gpu, e);
+        let extra_dense = one.dense_bytes - split.dense_bytes;
+        Self {
+            dense_bytes: one.dense_bytes,
+            dense_params: one.dense_params,
+            expert_bytes: split.expert_bytes,
+            expert_params: split.expert_params,
+            kv_full_per_token: one.kv_full_per_token,
+            kv_window_per_token: one.kv_window_per_token,
+            attn_width: one.attn_width,
+            kv_pool_bytes: (split.kv_pool_bytes - extra_dense).max(0.0),
+            tp: 1.0,
+            dp: f(n),
+            ..split
         }
     }
 
@@ -818,6 +896,7 @@ mod tests {
             max_num_batched_tokens: 8192.0,
             reserve_full: false,
             cpp_runtime: false,
+            dp: 1.0,
             cuda_graphs: true,
             precision: Precision::Bits16,
             bandwidth: 3.35e12,

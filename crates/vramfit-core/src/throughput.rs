@@ -5,10 +5,6 @@
 //! continuous batching in [`crate::serving`] (its module docs give the formulas and their
 //! sources). [`GpuPerf`] holds the datasheet figures of a catalog GPU; links other than the
 //! GPU's own (PCIe) come from [`GpuPerf::over_pcie`].
-//!
-//! Link latencies: NCCL's measured small-message all-reduce latency is 5–10 µs over NVLink
-//! and 20–30 µs over PCIe (NVIDIA nccl-tests README, "Performance"; the NCCL 2.12+ release
-//! notes' LL128 figures), hence [`ALPHA_FAST_LINK_S`] and [`ALPHA_PCIE_S`].
 
 use crate::catalog::Gpu;
 pub use crate::serving::{Limit, Load};
@@ -17,10 +13,7 @@ use crate::sizing::{estimate_bytes, Estimate, Scenario};
 use crate::units::real as f;
 use serde::Serialize;
 
-/// Latency of one all-reduce over NVLink / Infinity Fabric, seconds.
-pub const ALPHA_FAST_LINK_S: f64 = 8e-6;
-/// Latency of one all-reduce over PCIe, seconds.
-pub const ALPHA_PCIE_S: f64 = 25e-6;
+pub use crate::serving::{ALPHA_FAST_LINK_S, ALPHA_PCIE_S};
 
 /// GPU performance figures the roofline needs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

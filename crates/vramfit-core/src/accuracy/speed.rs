@@ -34,8 +34,10 @@ pub struct Case {
     pub precision: String,
     /// KV cache dtype used.
     pub kv_dtype: KvDtype,
-    /// TP.
+    /// TP (for a DEP layout, its GPU count).
     pub tp: u64,
+    /// Whether the layout is DEP (attention data-parallel × expert-parallel over `tp` GPUs).
+    pub dep: bool,
     /// PP.
     pub pp: u64,
     /// Prompt tokens.
@@ -71,7 +73,7 @@ impl Case {
     #[must_use]
     pub fn series(&self) -> String {
         format!(
-            "{}|{}|{}|{}|{}|{}/{}|{:?}",
+            "{}|{}|{}|{}|{}|{}/{}|{:?}|{}",
             self.source,
             self.model,
             self.gpu,
@@ -79,7 +81,8 @@ impl Case {
             self.precision,
             self.input,
             self.output,
-            self.load
+            self.load,
+            self.dep
         )
     }
 
@@ -277,10 +280,7 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         let notes = r.get("notes");
         let raw_model = r.get("model");
         let why = |w: &str| format!("{}: {w}", raw_model.split(" (").next().unwrap_or(raw_model));
-        if notes.contains("DEP") {
-            skipped.push(why("attention data-parallel (DEP) layout not modelled"));
-            continue;
-        }
+        let dep = num_after(notes, "DEP");
         let (Some(input), Some(output)) = (num_after(notes, "ISL="), num_after(notes, "OSL="))
         else {
             skipped.push(why("no fixed input/output lengths"));
@@ -299,7 +299,7 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
             continue;
         };
         let Ok(arch) = m.model.arch() else { continue };
-        let Some((tp, pp)) = layout(notes, r.num("tp")) else {
+        let Some((tp, pp)) = dep.map(|n| (n, 1)).or_else(|| layout(notes, r.num("tp"))) else {
             continue;
         };
         let engine = if notes.starts_with("TensorRT-LLM") || notes.contains("trtllm-bench") {
@@ -339,6 +339,7 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         s.group_size = m.group_size.unwrap_or(128);
         s.tensor_parallel_size = tp;
         s.pipeline_parallel_size = pp;
+        s.flags.expert_parallel = dep.is_some();
         s.flags.engine = engine;
         s.flags.kv_dtype = kv_dtype;
         s.flags.max_model_len = Some(input + output);
@@ -353,7 +354,10 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         s.workload.prompt_tokens = input;
         s.workload.output_tokens = output;
         let e = estimate_bytes(&s, gpu.usable_bytes());
-        let mut replica = Replica::of(&s, gpu, &e);
+        let mut replica = match dep {
+            Some(n) => Replica::data_parallel_attention(&s, gpu, &e, n),
+            None => Replica::of(&s, gpu, &e),
+        };
         let eager = notes.contains("CUDA graphs unintentionally OFF");
         replica.cuda_graphs = !eager;
         if notes.contains("different nodes") {
@@ -368,6 +372,7 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
             kv_dtype,
             tp,
             pp,
+            dep: dep.is_some(),
             input,
             output,
             load,
