@@ -216,6 +216,84 @@ pub fn scaling_svg(d: &vramfit_core::plan::Scaling) -> String {
     s
 }
 
+/// Draws tokens/s per GPU against tokens/s per user, one line per layout, one point per
+/// concurrency (1, 2, 4, … up to maximum load), each point titled with its concurrency and
+/// what limits it.
+pub fn draw_latency<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    curves: &[vramfit_core::plan::LatencyCurve],
+) -> Result<(), String> {
+    let all = || curves.iter().flat_map(|c| c.points.iter());
+    let max_x = all().map(|p| p.tokens_per_s_per_user).fold(1.0, f64::max) * 1.1;
+    let max_y = all().map(|p| p.tokens_per_s_per_gpu).fold(1.0, f64::max) * 1.1;
+    area.fill(&WHITE).map_err(|e| e.to_string())?;
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .x_label_area_size(36)
+        .y_label_area_size(64)
+        .caption("Throughput per GPU vs speed per user", ("sans-serif", 15))
+        .build_cartesian_2d(0.0..max_x, 0.0..max_y)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("tokens/s per user (1 / ITL)")
+        .y_desc("tokens/s per GPU")
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let colors = [
+        RGBColor(29, 78, 216),
+        RGBColor(234, 88, 12),
+        RGBColor(22, 163, 74),
+        RGBColor(147, 51, 234),
+    ];
+    for (k, c) in curves.iter().enumerate() {
+        let color = colors[k % colors.len()];
+        let line: Vec<(f64, f64)> = c
+            .points
+            .iter()
+            .map(|p| (p.tokens_per_s_per_user, p.tokens_per_s_per_gpu))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(line, color.stroke_width(2)).point_size(3))
+            .map_err(|e| e.to_string())?
+            .label(format!("TP {}", c.tensor_parallel_size))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 14, y)], color.stroke_width(2))
+            });
+        // The last point is maximum load: name what limits it.
+        if let Some(p) = c.points.last() {
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!("{} ({})", p.concurrency, p.limited_by.id()),
+                    (p.tokens_per_s_per_user, p.tokens_per_s_per_gpu),
+                    ("sans-serif", 11).into_font().color(&color),
+                )))
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    area.present().map_err(|e| e.to_string())
+}
+
+/// The throughput-versus-latency chart as an SVG string.
+pub fn latency_svg(curves: &[vramfit_core::plan::LatencyCurve]) -> String {
+    let mut s = String::new();
+    {
+        let root = SVGBackend::with_string(&mut s, (720, 360)).into_drawing_area();
+        if let Err(e) = draw_latency(&root, curves) {
+            drop(root);
+            return format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text y=\"20\">chart unavailable: {}</text></svg>", e.replace('<', "&lt;"));
+        }
+    }
+    s
+}
+
 /// Renders an SVG string to PNG in a canvas and downloads it as `name`.
 pub fn download_png(svg: &str, width: u32, height: u32, name: &str) {
     use wasm_bindgen::closure::Closure;

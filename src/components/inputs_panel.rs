@@ -196,6 +196,18 @@ pub fn InputsPanel() -> impl IntoView {
             <NumberField field=Field::PromptTokens id="prompt-tokens" help="Input tokens per request"/>
             <NumberField field=Field::OutputTokens id="output-tokens" help="Generated tokens per request"/>
             <NumberField
+                field=Field::RequestRate
+                id="request-rate"
+                help="Requests per second arriving (Poisson); when set, replicas are sized to keep up with it and the users count for nothing"
+                step="any"
+            />
+            <NumberField
+                field=Field::PrefixCacheHitRate
+                id="prefix-cache-hit-rate"
+                help="Fraction of each prompt already in the engine's prefix cache (shared system prompts): that part is not prefilled again"
+                step="any"
+            />
+            <NumberField
                 field=Field::GpuMemoryUtilization
                 id="gpu-util"
                 help="--gpu-memory-utilization: the fraction of GPU memory vLLM may use (weights + activations + KV cache)"

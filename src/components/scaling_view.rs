@@ -3,8 +3,9 @@
 use crate::charts;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
-use vramfit_core::plan::scaling;
+use vramfit_core::plan::{latency_curves, scaling_at};
 use vramfit_core::share::enc;
+use vramfit_core::throughput::Load;
 use vramfit_core::units::{fmt_num, fmt_pct};
 
 /// The scaling view.
@@ -18,9 +19,18 @@ pub fn ScalingView() -> impl IntoView {
             i.workload.prompt_tokens.max(1),
             i.workload.output_tokens.max(1),
         ));
-        scaling(&CATALOG, &i, lengths).map_err(|e| e.to_string())
+        scaling_at(
+            &CATALOG,
+            &i,
+            lengths,
+            max_load.get().then_some(Load::MaxLoad),
+        )
+        .map_err(|e| e.to_string())
     });
     let scaling_chart = move || data.get().ok().map(|d| charts::scaling_svg(&d));
+    let curves =
+        Memo::new(move |_| latency_curves(&CATALOG, &st.decoded.get().0).unwrap_or_default());
+    let latency_chart = move || charts::latency_svg(&curves.get());
     view! {
         <h2>"Tensor-parallel scaling"</h2>
         <label class="vf-check">
@@ -36,7 +46,7 @@ pub fn ScalingView() -> impl IntoView {
                 on:click=move |_| if let Some(s) = scaling_chart() { charts::download_png(&s, 720, 360, "vramfit-scaling.png") }>"Chart PNG"</button>
         </div>
         <table class="vf-table" data-testid="scaling-table">
-            <thead><tr><th>"TP"</th><th>"PP"</th><th>"tok/s total"</th><th>"tok/s per GPU"</th><th>"tok/s per user"</th><th>"batch"</th><th>"all-reduce share"</th><th>"PCIe tok/s total"</th></tr></thead>
+            <thead><tr><th>"TP"</th><th>"PP"</th><th>"tok/s total"</th><th>"tok/s per GPU"</th><th>"tok/s per user"</th><th>"batch"</th><th>"all-reduce share"</th><th>"TTFT ms"</th><th>"ITL ms"</th><th>"limited by"</th><th>"PCIe tok/s total"</th></tr></thead>
             <tbody>
                 {move || data.get().ok().map(|d| {
                     d.own_link.iter().zip(d.pcie.iter()).map(|(p, q)| view! {
@@ -48,10 +58,35 @@ pub fn ScalingView() -> impl IntoView {
                             <td>{fmt_num(p.tokens_per_s_per_user, 1)}</td>
                             <td>{p.batch}</td>
                             <td>{fmt_pct(p.comm_fraction)}</td>
+                            <td>{p.ttft_ms.map_or("–".into(), |t| fmt_num(t, 0))}</td>
+                            <td>{fmt_num(p.itl_ms, 1)}</td>
+                            <td data-testid="scaling-limit">{p.limited_by.id()}</td>
                             <td>{fmt_num(q.tokens_per_s_total, 0)}</td>
                         </tr>
                     }).collect_view()
                 })}
+            </tbody>
+        </table>
+        <h3>"Throughput versus latency"</h3>
+        <p>"Each line is one layout; its points are 1, 2, 4, … requests in flight up to the most the KV cache holds. Right is faster for each user, up is more tokens per GPU."</p>
+        <div class="vf-chart" data-testid="latency-chart" inner_html=latency_chart></div>
+        <table class="vf-table" data-testid="latency-table">
+            <thead><tr><th>"TP"</th><th>"requests in flight"</th><th>"tok/s per user"</th><th>"tok/s per GPU"</th><th>"ITL ms"</th><th>"TTFT ms"</th><th>"limited by"</th></tr></thead>
+            <tbody>
+                {move || curves.get().into_iter().flat_map(|c| {
+                    let tp = c.tensor_parallel_size;
+                    c.points.into_iter().map(move |p| view! {
+                        <tr>
+                            <td>{tp}</td>
+                            <td>{p.concurrency}</td>
+                            <td>{fmt_num(p.tokens_per_s_per_user, 1)}</td>
+                            <td>{fmt_num(p.tokens_per_s_per_gpu, 0)}</td>
+                            <td>{fmt_num(p.itl_ms, 1)}</td>
+                            <td>{p.ttft_ms.map_or("–".into(), |t| fmt_num(t, 0))}</td>
+                            <td>{p.limited_by.id()}</td>
+                        </tr>
+                    })
+                }).collect_view()}
             </tbody>
         </table>
     }

@@ -85,6 +85,27 @@ test('TP scaling view shows the curve and matches the CLI', async () => {
   assert.deepEqual(page.errors, []);
 });
 
+test('the throughput-versus-latency chart has a line per layout and matches the CLI', async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/?model=llama-3.1-8b&gpu=h100-sxm&view=scaling`);
+  await page.getByTestId('latency-chart').locator('svg').waitFor();
+  const svg = await page.getByTestId('latency-chart').innerHTML();
+  assert.match(svg, /TP 1/);
+  assert.match(svg, /TP 8/);
+  const e = cli(['scale', 'llama-3.1-8b', '--gpu', 'h100-sxm', '--concurrency', '1', '--max-model-len', '8192']);
+  assert.equal(e.load, 'concurrency');
+  const tp1 = e.points.find((p) => p.tensor_parallel_size === 1 && p.pipeline_parallel_size === 1);
+  const cells = await page.locator('[data-testid="latency-table"] tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  const row = cells.find((c) => c[0] === '1' && c[1] === '1');
+  assert.equal(row[2], tp1.tokens_per_s_per_user.toFixed(1));
+  assert.equal(row[4], tp1.itl_ms.toFixed(1));
+  assert.equal(row[6], tp1.limited_by);
+  // Every scaling row names its limit.
+  const limits = await page.getByTestId('scaling-limit').allTextContents();
+  assert.ok(limits.length >= 7 && limits.every((l) => l.length > 0));
+  assert.deepEqual(page.errors, []);
+});
+
 test('the OOM explainer reads a real PyTorch message and explains it', async () => {
   const page = await newPage(browser);
   const requested = [];

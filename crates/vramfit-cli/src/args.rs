@@ -117,6 +117,13 @@ pub struct PlanArgs {
     /// Longest acceptable time to first token, ms (picks a wider layout if needed).
     #[arg(long = "max-ttft-ms")]
     pub max_ttft_ms: Option<f64>,
+    /// Requests per second arriving (Poisson); sizes replicas so they keep up (users then
+    /// count for nothing).
+    #[arg(long = "request-rate")]
+    pub request_rate: Option<f64>,
+    /// Fraction of each prompt found in the prefix cache (0–1).
+    #[arg(long = "prefix-cache-hit-rate")]
+    pub prefix_cache_hit_rate: Option<f64>,
     /// Engine: vllm (= vllm-0.19), vllm-0.16, sglang, trtllm, transformers.
     #[arg(long, default_value = "vllm")]
     pub engine: String,
@@ -164,6 +171,9 @@ pub struct ScaleArgs {
     /// Output length for max-load throughput.
     #[arg(long = "output-len")]
     pub output_len: Option<u64>,
+    /// Requests in flight per layout (instead of max load or the users).
+    #[arg(long, conflicts_with = "request_rate")]
+    pub concurrency: Option<u64>,
     /// Use PCIe instead of the GPU's own interconnect.
     #[arg(long)]
     pub pcie: bool,
@@ -224,6 +234,20 @@ mod tests {
                 "2",
                 "--pcie",
             ],
+            &["scale", "m", "--gpu", "g", "--concurrency", "4"],
+            &["scale", "m", "--gpu", "g", "--request-rate", "2.5"],
+            &[
+                "fit",
+                "m",
+                "--gpu",
+                "g",
+                "--find",
+                "gpus",
+                "--request-rate",
+                "3",
+                "--prefix-cache-hit-rate",
+                "0.5",
+            ],
             &["models", "--search", "x", "--json"],
             &["gpus"],
             &["inspect", "p", "--json"],
@@ -234,5 +258,17 @@ mod tests {
             assert!(Cli::try_parse_from(full).is_ok(), "{argv:?}");
         }
         assert!(Cli::try_parse_from(["vramfit", "fit", "m", "--gpu", "g"]).is_err());
+        let both = [
+            "vramfit",
+            "scale",
+            "m",
+            "--gpu",
+            "g",
+            "--concurrency",
+            "2",
+            "--request-rate",
+            "1",
+        ];
+        assert!(Cli::try_parse_from(both).is_err());
     }
 }

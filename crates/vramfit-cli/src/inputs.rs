@@ -13,7 +13,7 @@ pub fn inputs_of(a: &PlanArgs) -> Res<Inputs> {
     i.flags.max_model_len = None;
     let num = |x: Option<u64>| x.map(|x| x.to_string());
     let float = |x: Option<f64>| x.map(|x| x.to_string());
-    let given: [(Field, Option<String>); 17] = [
+    let given: [(Field, Option<String>); 19] = [
         (Field::Model, Some(a.model.clone())),
         (Field::Gpu, Some(a.gpu.clone())),
         (Field::Format, a.dtype.clone()),
@@ -31,6 +31,8 @@ pub fn inputs_of(a: &PlanArgs) -> Res<Inputs> {
         (Field::PromptTokens, Some(a.prompt_tokens.to_string())),
         (Field::OutputTokens, Some(a.output_tokens.to_string())),
         (Field::MaxTtftMs, float(a.max_ttft_ms)),
+        (Field::RequestRate, float(a.request_rate)),
+        (Field::PrefixCacheHitRate, float(a.prefix_cache_hit_rate)),
     ];
     for (field, value) in given {
         // `--dtype auto` is the model's own dtype: no format (the Format row's `auto`).

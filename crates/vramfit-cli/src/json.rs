@@ -25,6 +25,16 @@ pub struct PlanJson<'a> {
     pub decode_tokens_per_s_per_user: f64,
     pub decode_tokens_per_s_total: f64,
     pub ttft_s: f64,
+    /// What bounds the answer (`vramfit_core::plan::limit_of`).
+    pub limited_by: &'a str,
+    /// Inter-token latency of one replica at its share of the workload, ms.
+    pub itl_ms: f64,
+    /// Time to first token, ms; `null` when the queue grows without bound.
+    pub ttft_ms: Option<f64>,
+    /// End-to-end latency of one request, ms; `null` as `ttft_ms`.
+    pub e2e_ms: Option<f64>,
+    /// Requests per second all replicas complete.
+    pub requests_per_s: f64,
     pub parameters: u64,
     pub active_parameters: u64,
     pub cost: &'a vramfit_core::plan::Cost,
@@ -124,6 +134,11 @@ pub fn plan_json(p: &Plan) -> PlanJson<'_> {
         decode_tokens_per_s_per_user: p.speed.decode_tokens_per_s_per_user,
         decode_tokens_per_s_total: p.total_decode_tokens_per_s,
         ttft_s: p.speed.ttft_s,
+        limited_by: p.limited_by,
+        itl_ms: p.serving.itl_ms,
+        ttft_ms: p.serving.ttft_ms,
+        e2e_ms: p.serving.e2e_ms,
+        requests_per_s: p.serving.requests_per_s * vramfit_core::units::real(p.replicas),
         parameters: p.parameters,
         active_parameters: p.active_parameters,
         cost: &p.cost,
@@ -162,6 +177,8 @@ pub struct FitJson {
     pub tensor_parallel_size: u64,
     pub pipeline_parallel_size: u64,
     pub detail: String,
+    /// What bounds the answer (`vramfit_core::plan::limit_of`; `--find gpus` and the others).
+    pub limited_by: &'static str,
 }
 
 /// `scale --json`.
@@ -171,6 +188,10 @@ pub struct ScaleJson<'a> {
     pub gpu: &'a str,
     pub interconnect: String,
     pub max_load: bool,
+    /// `"max_load"`, `"concurrency"` or `"request_rate"`.
+    pub load: &'static str,
+    /// The concurrency or the rate of `load` (`null` at max load).
+    pub load_value: Option<f64>,
     pub points: Vec<PointJson>,
 }
 
@@ -186,6 +207,12 @@ pub struct PointJson {
     pub comm_fraction: f64,
     pub fits: bool,
     pub valid_layout: bool,
+    /// Time to first token, ms; `null` when the queue grows or it does not fit.
+    pub ttft_ms: Option<f64>,
+    /// Inter-token latency, ms (0 when it does not fit).
+    pub itl_ms: f64,
+    /// What bounds the point (`vramfit_core::serving::Limit::id`).
+    pub limited_by: &'static str,
 }
 
 /// One entry of `models --json`.

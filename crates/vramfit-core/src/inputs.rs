@@ -75,6 +75,10 @@ pub struct Workload {
     pub target_tokens_per_s: Option<f64>,
     /// Longest acceptable time to first token, ms.
     pub max_ttft_ms: Option<f64>,
+    /// Requests per second arriving (Poisson); `None` = `users` requests always in flight.
+    pub request_rate: Option<f64>,
+    /// Fraction of each prompt the engine's prefix cache already holds (0–1); `None` = 0.
+    pub prefix_cache_hit_rate: Option<f64>,
 }
 
 impl Default for Workload {
@@ -86,6 +90,8 @@ impl Default for Workload {
             output_tokens: 256,
             target_tokens_per_s: None,
             max_ttft_ms: None,
+            request_rate: None,
+            prefix_cache_hit_rate: None,
         }
     }
 }
@@ -165,6 +171,10 @@ pub enum Field {
     TargetTokensPerS,
     /// [`Workload::max_ttft_ms`].
     MaxTtftMs,
+    /// [`Workload::request_rate`].
+    RequestRate,
+    /// [`Workload::prefix_cache_hit_rate`].
+    PrefixCacheHitRate,
     /// [`EngineFlags::expert_parallel`].
     ExpertParallel,
 }
@@ -217,7 +227,7 @@ pub struct Key {
 }
 
 /// Every input. The URL codec writes keys in this order.
-pub const KEYS: [Key; 18] = [
+pub const KEYS: [Key; 20] = [
     Key {
         field: Field::Model,
         url: "model",
@@ -410,6 +420,29 @@ pub const KEYS: [Key; 18] = [
         auto: false,
     },
     Key {
+        field: Field::RequestRate,
+        url: "rps",
+        flag: "--request-rate",
+        label: "Request rate",
+        unit: "req/s",
+        range: Range::Float {
+            min: 0.001,
+            max: 1e6,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::PrefixCacheHitRate,
+        url: "pch",
+        flag: "--prefix-cache-hit-rate",
+        label: "Prefix cache hit rate",
+        unit: "fraction",
+        range: Range::Float { min: 0.0, max: 1.0 },
+        default: "",
+        auto: false,
+    },
+    Key {
         field: Field::ExpertParallel,
         url: "ep",
         flag: "--enable-expert-parallel",
@@ -530,6 +563,8 @@ impl Inputs {
             Field::OutputTokens => Some(w.output_tokens.to_string()),
             Field::TargetTokensPerS => w.target_tokens_per_s.map(short),
             Field::MaxTtftMs => w.max_ttft_ms.map(short),
+            Field::RequestRate => w.request_rate.map(short),
+            Field::PrefixCacheHitRate => w.prefix_cache_hit_rate.map(short),
             Field::ExpertParallel => f.expert_parallel.then(|| "1".to_string()),
         }
     }
@@ -569,6 +604,8 @@ impl Inputs {
             Field::PipelineParallelSize if clear => self.pipeline_parallel_size = None,
             Field::TargetTokensPerS if clear => w.target_tokens_per_s = None,
             Field::MaxTtftMs if clear => w.max_ttft_ms = None,
+            Field::RequestRate if clear => w.request_rate = None,
+            Field::PrefixCacheHitRate if clear => w.prefix_cache_hit_rate = None,
             Field::Model | Field::Gpu if v.is_empty() => {
                 return Err(format!("{} is empty", k.label));
             }
@@ -607,6 +644,8 @@ impl Inputs {
             Field::OutputTokens => w.output_tokens = k.int(value)?,
             Field::TargetTokensPerS => w.target_tokens_per_s = Some(k.float(value)?),
             Field::MaxTtftMs => w.max_ttft_ms = Some(k.float(value)?),
+            Field::RequestRate => w.request_rate = Some(k.float(value)?),
+            Field::PrefixCacheHitRate => w.prefix_cache_hit_rate = Some(k.float(value)?),
             Field::ExpertParallel => {
                 f.expert_parallel = match v {
                     "1" | "true" => true,
@@ -651,7 +690,7 @@ pub fn short(x: f64) -> String {
 mod tests {
     use super::*;
 
-    const ALL: [Field; 18] = [
+    const ALL: [Field; 20] = [
         Field::Model,
         Field::Gpu,
         Field::Format,
@@ -669,6 +708,8 @@ mod tests {
         Field::OutputTokens,
         Field::TargetTokensPerS,
         Field::MaxTtftMs,
+        Field::RequestRate,
+        Field::PrefixCacheHitRate,
         Field::ExpertParallel,
     ];
 

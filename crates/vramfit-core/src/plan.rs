@@ -20,8 +20,9 @@ use crate::catalog::{Catalog, Gpu, Model};
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::layout::{fewest_gpus, layout_problem};
 use crate::model::ModelArch;
+use crate::serving::{serve, Limit, Load, Serving, Traffic, FITTED};
 use crate::sizing::{estimate_bytes, Estimate, Scenario};
-use crate::throughput::{speed, Link, Speed};
+use crate::throughput::{Link, Speed};
 use serde::Serialize;
 
 /// Relative error band of weights per GPU (calibration: worst case ~1.5%).
@@ -33,6 +34,12 @@ pub const KV_POOL_REL_ERR: f64 = 0.02;
 pub const SPEED_REL_ERR: f64 = 0.25;
 
 pub use crate::inputs::Inputs;
+
+mod scaling;
+pub use scaling::{
+    default_load, latency_curves, pcie_gb_per_s, scaling, scaling_at, LatencyCurve, LatencyPoint,
+    Scaling, LATENCY_TPS, SCALING_LAYOUTS,
+};
 
 /// Why a plan could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -182,8 +189,14 @@ pub struct Plan {
     pub layout_problem: Option<String>,
     /// Memory breakdown at the layout.
     pub estimate: Estimate,
-    /// Decode/prefill speed at the workload's concurrency.
+    /// Decode/prefill speed of one replica at its share of the workload (the serving
+    /// model's operating point: [`operating_point`]).
     pub speed: Speed,
+    /// The operating point of one replica at its share of the users or of the request rate.
+    pub serving: Serving,
+    /// What bounds the answer ([`limit_of`]): `"memory"`, `"bandwidth"`, `"compute"`,
+    /// `"interconnect"`, `"scheduler"`, `"overhead"` or `"queue"`.
+    pub limited_by: &'static str,
     /// Cost of `gpus_needed`.
     pub cost: Cost,
     /// Total parameters.
@@ -274,24 +287,160 @@ pub fn cost(gpu: &Gpu, gpus: u64, tokens_per_s: f64) -> Cost {
     }
 }
 
+/// The most replicas the search for a request rate considers (a rate the table accepts,
+/// 10^6 req/s, over this many replicas is far below one request per replica per second).
+pub const MAX_REPLICAS: u64 = 1 << 20;
+
+/// The load on one of `replicas` replicas that share the workload evenly: the request rate
+/// split (a load balancer that spreads Poisson arrivals at random gives each replica Poisson
+/// arrivals at `rate / replicas`: thinning, Kingman, Poisson Processes §5.1), or else the
+/// users split (the busiest replica gets `⌈users ÷ replicas⌉`).
+#[must_use]
+pub fn replica_load(w: &crate::inputs::Workload, replicas: u64) -> Load {
+    let r = replicas.max(1);
+    match w.request_rate {
+        Some(rate) if rate.is_finite() && rate > 0.0 => Load::Rate(rate / f(r)),
+        _ => Load::Concurrency(w.users.max(1).div_ceil(r)),
+    }
+}
+
+/// The traffic of a scenario's workload at a load: its lengths
+/// ([`crate::throughput::traffic`]) and its prefix-cache hit rate.
+#[must_use]
+pub fn workload_traffic(s: &Scenario, load: Load) -> Traffic {
+    let mut t = crate::throughput::traffic(s, load);
+    t.prefix_hit = s
+        .workload
+        .prefix_cache_hit_rate
+        .filter(|x| x.is_finite())
+        .unwrap_or(0.0)
+        .clamp(0.0, 1.0);
+    t
+}
+
+/// The operating point of one replica of `s` (on its own link) when `replicas` replicas
+/// share the workload ([`replica_load`]), with the shipped constants.
+#[must_use]
+pub fn operating_point(s: &Scenario, gpu: &Gpu, replicas: u64) -> Serving {
+    let (_, r) = crate::throughput::replica(s, gpu, Link::Own);
+    serve(
+        &r,
+        &FITTED,
+        &workload_traffic(s, replica_load(&s.workload, replicas)),
+    )
+}
+
+/// Whether an operating point serves the workload: it keeps up with the arrivals (not
+/// [`Limit::Queue`]), runs at least part of a request, and, when `targets`, meets the
+/// per-user decode speed (`1 / ITL`) and time to first token.
+#[must_use]
+pub fn serves(w: &crate::inputs::Workload, sv: &Serving, targets: bool) -> bool {
+    sv.limited_by != Limit::Queue
+        && sv.concurrency > 0.0
+        && (!targets
+            || (w
+                .target_tokens_per_s
+                .is_none_or(|t| sv.tokens_per_s_per_user >= t)
+                && w.max_ttft_ms
+                    .is_none_or(|t| sv.ttft_ms.is_some_and(|x| x <= t))))
+}
+
+/// The fewest replicas of the layout `s` that serve the workload: at least `memory` (the
+/// replicas that hold its requests), then the fewest at which one replica's operating point
+/// [`serves`] it. More replicas put less load on each, so the operating point only gets
+/// faster: doubling, then bisection, find the fewest. `None` when no count does (the layout
+/// is too slow even nearly idle).
+fn replicas_needed(s: &Scenario, gpu: &Gpu, memory: u64, targets: bool) -> Option<u64> {
+    let w = &s.workload;
+    let (_, r) = crate::throughput::replica(s, gpu, Link::Own);
+    let ok = |n: u64| {
+        serves(
+            w,
+            &serve(&r, &FITTED, &workload_traffic(s, replica_load(w, n))),
+            targets,
+        )
+    };
+    let memory = memory.max(1);
+    if ok(memory) {
+        return Some(memory);
+    }
+    // Past one user per replica (no rate) nothing changes.
+    let cap = if w.request_rate.is_some() {
+        MAX_REPLICAS
+    } else {
+        w.users.max(1)
+    }
+    .max(memory);
+    let (mut lo, mut hi) = (memory, memory);
+    loop {
+        if hi >= cap {
+            hi = cap;
+            if !ok(hi) {
+                return None;
+            }
+            break;
+        }
+        hi = hi.saturating_mul(2).min(cap);
+        if ok(hi) {
+            break;
+        }
+        lo = hi;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
+}
+
+/// Replicas that hold the workload's requests in memory: `⌈users ÷ requests per replica⌉`
+/// ([`Estimate::replicas_for`]); with a request rate the users are not counted (the rate
+/// sets the requests in flight, and a replica whose KV pool is full queues: [`serves`]).
+fn memory_replicas(s: &Scenario, e: &Estimate) -> u64 {
+    if s.workload.request_rate.is_some() {
+        1
+    } else {
+        e.replicas_for(s.workload.users)
+    }
+}
+
 /// Sizes `arch` on `gpu` in `format`, at the user's layout or the fewest GPUs.
+///
+/// Replicas are the most of those the memory needs ([`memory_replicas`]) and those at which
+/// each replica's operating point ([`operating_point`]) keeps up with the request rate and
+/// meets the per-user targets. Without a layout from the user and with a target or a rate,
+/// every valid layout from the fewest-GPU one up is tried and the fewest GPUs in all win
+/// (the narrower layout on a tie); when none meets the targets, the fewest-GPU layout with
+/// the replicas the rate needs.
 #[must_use]
 pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u64, bool) {
     let total = gpu.usable_bytes();
+    let w = &inputs.workload;
+    let has_target = w.target_tokens_per_s.is_some() || w.max_ttft_ms.is_some();
+    let bound = has_target || s.workload.request_rate.is_some();
     if inputs.tensor_parallel_size.is_some() || inputs.pipeline_parallel_size.is_some() {
         let e = estimate_bytes(s, total);
-        let replicas = e.replicas_for(s.workload.users);
+        let memory = memory_replicas(s, &e);
+        let replicas = if bound && e.fit.starts() {
+            replicas_needed(s, gpu, memory, true)
+                .or_else(|| replicas_needed(s, gpu, memory, false))
+                .unwrap_or(memory)
+        } else {
+            memory
+        };
         return (s.clone(), e, replicas, false);
     }
     let first = fewest_gpus(s, gpu);
-    // Per-user targets (decode speed, time to first token): replicas add users, not speed;
-    // a wider layout adds speed.
-    let w = &inputs.workload;
-    let has_target = w.target_tokens_per_s.is_some() || w.max_ttft_ms.is_some();
-    if let (true, Some(p)) = (has_target, first.as_ref()) {
+    if let (true, Some(p)) = (bound, first.as_ref()) {
         let gpus = p.tensor_parallel_size * p.pipeline_parallel_size;
+        let mut best: Option<(u64, Scenario, Estimate, u64)> = None;
         for (tp, pp) in crate::layout::valid_layouts(&s.model, gpu.gpus_per_node()) {
             if tp * pp < gpus
+                || best.as_ref().is_some_and(|b| tp * pp >= b.0)
                 || crate::layout::ep_problem(&s.model, tp, s.flags.expert_parallel).is_some()
             {
                 continue;
@@ -303,11 +452,16 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
             if !e.fit.starts() {
                 continue;
             }
-            let batch = s.workload.users.max(1).min(e.requests_per_replica());
-            if meets_targets(w, &speed(&sc, gpu, batch)) {
-                let replicas = e.replicas_for(s.workload.users);
-                return (sc, e, replicas, true);
+            let Some(r) = replicas_needed(&sc, gpu, memory_replicas(&sc, &e), true) else {
+                continue;
+            };
+            let all = tp * pp * r;
+            if best.as_ref().is_none_or(|b| all < b.0) {
+                best = Some((all, sc, e, r));
             }
+        }
+        if let Some((_, sc, e, r)) = best {
+            return (sc, e, r, true);
         }
     }
     match first {
@@ -315,18 +469,48 @@ pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u
             let mut sc = s.clone();
             sc.tensor_parallel_size = p.tensor_parallel_size;
             sc.pipeline_parallel_size = p.pipeline_parallel_size;
-            (sc, p.estimate, p.replicas, true)
+            let memory = memory_replicas(&sc, &p.estimate);
+            let replicas = if s.workload.request_rate.is_some() {
+                replicas_needed(&sc, gpu, memory, false).unwrap_or(memory)
+            } else {
+                p.replicas
+            };
+            (sc, p.estimate, replicas, true)
         }
         None => (s.clone(), estimate_bytes(s, total), 1, true),
     }
 }
 
-/// Whether a speed meets the workload's per-user targets (none set: it does).
+/// Whether a speed meets the workload's per-user targets (none set: it does), by the
+/// serving model's operating point ([`serves`] with targets, queue included).
 #[must_use]
 pub fn meets_targets(w: &crate::inputs::Workload, sp: &Speed) -> bool {
-    w.target_tokens_per_s
-        .is_none_or(|t| sp.decode_tokens_per_s_per_user >= t)
-        && w.max_ttft_ms.is_none_or(|t| sp.ttft_s * 1000.0 <= t)
+    serves(w, &sp.serving, true)
+}
+
+/// What bounds a plan's answer (`limited_by`): `"memory"` when the replicas are those the
+/// KV pools need to hold the users (more than one), else what bounds one replica's
+/// operating point ([`Limit::id`]: bandwidth, compute, interconnect, scheduler, overhead,
+/// memory, or queue when the replicas cannot keep up with the rate).
+#[must_use]
+pub fn limit_of(s: &Scenario, e: &Estimate, replicas: u64, sv: &Serving) -> &'static str {
+    let memory = memory_replicas(s, e);
+    if sv.limited_by != Limit::Queue && memory > 1 && replicas == memory {
+        Limit::Memory.id()
+    } else {
+        sv.limited_by.id()
+    }
+}
+
+/// A [`Speed`] from an operating point (the plan's speed at the workload).
+fn speed_of(sv: Serving) -> Speed {
+    Speed {
+        batch: crate::units::whole(sv.concurrency.round()).max(1),
+        decode_tokens_per_s_per_user: sv.tokens_per_s_per_user,
+        decode_tokens_per_s_total: sv.tokens_per_s_total,
+        ttft_s: sv.ttft_ms.unwrap_or(0.0) / 1e3,
+        serving: sv,
+    }
 }
 
 /// Answers a scenario.
@@ -396,8 +580,9 @@ pub fn plan_arch(
         ),
     };
     let (sc, est, replicas, auto) = place(&base, gpu, inputs);
-    let batch = inputs.workload.users.max(1).min(est.max_num_seqs);
-    let sp = speed(&sc, gpu, batch);
+    let serving = operating_point(&sc, gpu, replicas);
+    let limited_by = limit_of(&sc, &est, replicas, &serving);
+    let sp = speed_of(serving);
     let gpus_per = sc.tensor_parallel_size * sc.pipeline_parallel_size;
     let gpus_needed = gpus_per * replicas;
     let total_tps = sp.decode_tokens_per_s_total * f(replicas);
@@ -413,6 +598,16 @@ pub fn plan_arch(
     let mut warnings = est.warnings.to_strings();
     if let Some(p) = &problem {
         warnings.push(format!("invalid layout: {p}"));
+    }
+    if est.fit.starts() && !serves(&inputs.workload, &serving, true) {
+        warnings.push(if serving.limited_by == Limit::Queue {
+            "requests arrive faster than the replicas serve them: the queue grows".to_string()
+        } else {
+            format!(
+                "the per-user targets are not met (limited by {})",
+                serving.limited_by.id()
+            )
+        });
     }
     let budget = f(est.budget_bytes);
     Plan {
@@ -459,6 +654,8 @@ pub fn plan_arch(
         cost: cost(gpu, gpus_needed, total_tps),
         estimate: est,
         speed: sp,
+        serving,
+        limited_by,
         parameters: params.total(),
         active_parameters: params.active(),
         formats,
@@ -496,123 +693,6 @@ pub fn all_formats(cat: &Catalog, inputs: &Inputs) -> Result<Vec<FormatRow>, Pla
         .collect())
 }
 
-/// The layouts of a scaling curve: TP 1/2/4/8 (PP 1) and PP 2/4/8 (TP 1).
-pub const SCALING_LAYOUTS: [(u64, u64); 7] =
-    [(1, 1), (2, 1), (4, 1), (8, 1), (1, 2), (1, 4), (1, 8)];
-
-/// Tensor-parallel scaling of a scenario on the GPU's own link and over PCIe.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Scaling {
-    /// Catalog model id.
-    pub model_id: String,
-    /// Catalog GPU id.
-    pub gpu_id: String,
-    /// Link name (e.g. "NVLink 4").
-    pub link_name: String,
-    /// Points on the GPU's own interconnect.
-    pub own_link: Vec<crate::throughput::ScalePoint>,
-    /// The same over PCIe.
-    pub pcie: Vec<crate::throughput::ScalePoint>,
-    /// Plain-words summary of the efficiency lost to communication.
-    pub summary: String,
-}
-
-/// PCIe bandwidth per direction of an x16 link, GB/s, by generation.
-#[must_use]
-pub fn pcie_gb_per_s(generation: Option<u64>) -> f64 {
-    match generation.unwrap_or(4) {
-        3 => 16.0,
-        4 => 32.0,
-        5 => 64.0,
-        _ => 128.0,
-    }
-}
-
-/// TP 1/2/4/8 (and PP 2/4) throughput, max load when `lengths` is given.
-///
-/// # Errors
-/// Unknown model or GPU.
-pub fn scaling(
-    cat: &Catalog,
-    inputs: &Inputs,
-    lengths: Option<(u64, u64)>,
-) -> Result<Scaling, PlanError> {
-    let mut layouts = SCALING_LAYOUTS.to_vec();
-    // The user's own layout, if they chose one, is a point too.
-    if let Some(tp) = inputs.tensor_parallel_size {
-        let l = (tp, inputs.pipeline_parallel_size.unwrap_or(1));
-        if !layouts.contains(&l) {
-            layouts.push(l);
-        }
-    }
-    let (model, implied, group) = resolve_model(cat, &inputs.model)?;
-    let gpu = resolve_gpu(cat, &inputs.gpu)?;
-    let arch = model
-        .arch()
-        .map_err(|e| PlanError::BadModel(e.to_string()))?;
-    let format = inputs
-        .format
-        .or(implied)
-        .unwrap_or_else(|| model.native_format());
-    let s = scenario(arch, inputs, format, group.unwrap_or(128));
-    let mut s = s;
-    let load = match lengths {
-        Some((i, o)) => {
-            s.workload.prompt_tokens = i;
-            s.workload.output_tokens = o;
-            crate::throughput::Load::MaxLoad
-        }
-        None => crate::throughput::Load::Concurrency(s.workload.users.max(1)),
-    };
-    let own_link = crate::throughput::scaling_curve(&s, gpu, &layouts, load, Link::Own);
-    let pcie = crate::throughput::scaling_curve(
-        &s,
-        gpu,
-        &layouts,
-        load,
-        Link::Pcie(pcie_gb_per_s(gpu.pcie_generation)),
-    );
-    let link_name = gpu
-        .interconnect
-        .generation
-        .clone()
-        .unwrap_or_else(|| gpu.interconnect.kind.clone());
-    let base = own_link
-        .iter()
-        .find(|p| p.fits && p.pipeline_parallel_size == 1);
-    let t8 = own_link
-        .iter()
-        .find(|p| p.tensor_parallel_size == 8 && p.pipeline_parallel_size == 1);
-    let summary = match (base, t8) {
-        (Some(b), Some(t8)) if t8.fits && b.tokens_per_s_per_gpu > 0.0 => {
-            let ideal = b.tokens_per_s_per_gpu;
-            let eff = t8.tokens_per_s_per_gpu / ideal * 100.0;
-            let pcie8 = pcie
-                .iter()
-                .find(|p| p.tensor_parallel_size == 8 && p.pipeline_parallel_size == 1);
-            format!(
-                "At TP 8 over {link_name} each GPU delivers {eff:.0}% of the per-GPU throughput of TP {} ({:.0}% of each decode step is all-reduce){}. Above 100% means the extra memory held a larger batch.",
-                b.tensor_parallel_size,
-                t8.comm_fraction * 100.0,
-                pcie8.map_or(String::new(), |p| format!(
-                    "; over PCIe it would be {:.0}% ({:.0}% all-reduce)",
-                    p.tokens_per_s_per_gpu / ideal * 100.0,
-                    p.comm_fraction * 100.0
-                ))
-            )
-        }
-        _ => "The model does not fit at TP 8 or smaller on this GPU.".to_string(),
-    };
-    Ok(Scaling {
-        model_id: model.id.clone(),
-        gpu_id: gpu.id.clone(),
-        link_name,
-        own_link,
-        pcie,
-        summary,
-    })
-}
-
 fn format_row(
     base: &Scenario,
     gpu: &Gpu,
@@ -624,7 +704,6 @@ fn format_row(
     s.format = format;
     s.group_size = group;
     let (sc, est, replicas, _) = place(&s, gpu, inputs);
-    let batch = inputs.workload.users.max(1).min(est.max_num_seqs);
     let fits = est.fit.starts();
     let gpus = sc.tensor_parallel_size * sc.pipeline_parallel_size;
     let mut whole = s.clone();
@@ -638,7 +717,7 @@ fn format_row(
         gpus_per_replica: if fits { gpus } else { 0 },
         total_gpus: if fits { gpus * replicas } else { 0 },
         decode_tokens_per_s: if fits {
-            speed(&sc, gpu, batch).decode_tokens_per_s_per_user
+            operating_point(&sc, gpu, replicas).tokens_per_s_per_user
         } else {
             0.0
         },

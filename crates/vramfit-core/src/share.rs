@@ -218,6 +218,8 @@ mod tests {
                 output_tokens: 500,
                 target_tokens_per_s: Some(30.5),
                 max_ttft_ms: Some(750.0),
+                request_rate: Some(2.5),
+                prefix_cache_hit_rate: Some(0.25),
             },
         };
         let (back, notices) = decode(&encode(&i));

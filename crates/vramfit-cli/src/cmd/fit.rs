@@ -6,6 +6,7 @@ use crate::json::{fits, FitJson};
 use crate::out::{pretty_line, Output, Res};
 use std::fmt::Write as _;
 use vramfit_core::catalog::Catalog;
+use vramfit_core::inputs::short;
 use vramfit_core::plan::{Inputs, Plan};
 use vramfit_core::units::{fmt_count, fmt_usd};
 
@@ -23,8 +24,15 @@ pub fn render(cat: &Catalog, p: &Plan, inputs: &Inputs, a: &FitArgs) -> Output {
             "gpus",
             (p.gpus_needed > 0 && fits(e.fit)).then_some(p.gpus_needed),
             format!(
-                "TP {} × PP {} × {} replica(s) for {} users",
-                p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, inputs.workload.users
+                "TP {} × PP {} × {} replica(s) for {}; limited by {}",
+                p.tensor_parallel_size,
+                p.pipeline_parallel_size,
+                p.replicas,
+                inputs.workload.request_rate.map_or_else(
+                    || format!("{} users", inputs.workload.users),
+                    |r| format!("{} requests/s", short(r))
+                ),
+                p.limited_by
             ),
         ),
         Find::Context => {
@@ -61,6 +69,7 @@ pub fn render(cat: &Catalog, p: &Plan, inputs: &Inputs, a: &FitArgs) -> Output {
             tensor_parallel_size: p.tensor_parallel_size,
             pipeline_parallel_size: p.pipeline_parallel_size,
             detail,
+            limited_by: p.limited_by,
         })
     } else {
         match answer {
@@ -143,6 +152,57 @@ mod tests {
         assert_eq!(j["tensor_parallel_size"], p.tensor_parallel_size);
         assert_eq!(j["pipeline_parallel_size"], p.pipeline_parallel_size);
         assert!(j["detail"].as_str().unwrap().contains("for 1 users"));
+    }
+
+    #[test]
+    fn fit_gpus_for_users_and_targets_names_its_limit() {
+        let argv = [
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm",
+            "--find",
+            "gpus",
+            "--max-model-len",
+            "8192",
+            "--users",
+            "2000",
+            "--target-tokens-per-s",
+            "40",
+            "--max-ttft-ms",
+            "2000",
+        ];
+        let mut i = inputs("llama-3.1-8b", "h100-sxm");
+        i.flags.max_model_len = Some(8192);
+        i.workload.users = 2000;
+        i.workload.target_tokens_per_s = Some(40.0);
+        i.workload.max_ttft_ms = Some(2000.0);
+        let p = core(&i);
+        let mut json = argv.to_vec();
+        json.push("--json");
+        let o = run(&cat(), &fit_args(&json), &no_files).unwrap();
+        assert_eq!(o.code, 0);
+        let j = o.json();
+        assert_eq!(j["answer"].as_u64(), Some(p.gpus_needed));
+        assert_eq!(j["limited_by"], p.limited_by);
+        assert!(p.serving.tokens_per_s_per_user >= 40.0);
+        assert!(p.serving.ttft_ms.unwrap() <= 2000.0);
+        assert!(p.gpus_needed >= 2, "{}", p.gpus_needed);
+        let t = run(&cat(), &fit_args(&argv), &no_files).unwrap();
+        assert!(
+            t.stdout
+                .ends_with(&format!("for 2000 users; limited by {})\n", p.limited_by)),
+            "{}",
+            t.stdout
+        );
+        // The same at a request rate.
+        let mut rate = json.clone();
+        rate.extend(["--request-rate", "50"]);
+        let j = run(&cat(), &fit_args(&rate), &no_files).unwrap().json();
+        i.workload.request_rate = Some(50.0);
+        let p = core(&i);
+        assert_eq!(j["answer"].as_u64(), Some(p.gpus_needed));
+        assert_eq!(j["limited_by"], p.limited_by);
+        assert!(j["detail"].as_str().unwrap().contains("50 requests/s"));
     }
 
     #[test]

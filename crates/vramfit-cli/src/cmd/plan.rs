@@ -222,6 +222,41 @@ mod tests {
     }
 
     #[test]
+    fn plan_json_has_the_cores_operating_point() {
+        let argv = [
+            "plan",
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm",
+            "--request-rate",
+            "4",
+            "--prefix-cache-hit-rate",
+            "0.5",
+            "--json",
+        ];
+        let j = run(&cat(), &plan_args(&argv), false, &no_files)
+            .unwrap()
+            .json();
+        let mut i = inputs("llama-3.1-8b", "h100-sxm");
+        i.workload.request_rate = Some(4.0);
+        i.workload.prefix_cache_hit_rate = Some(0.5);
+        let p = core_plan(&i);
+        assert_eq!(j["limited_by"], p.limited_by);
+        assert_ne!(p.limited_by, "queue");
+        assert_close(&j["itl_ms"], p.serving.itl_ms);
+        assert_close(&j["ttft_ms"], p.serving.ttft_ms.unwrap());
+        assert_close(&j["e2e_ms"], p.serving.e2e_ms.unwrap());
+        // One replica keeps up with 4 req/s.
+        assert_eq!(p.replicas, 1);
+        assert_close(&j["requests_per_s"], p.serving.requests_per_s);
+        assert_close(&j["ttft_s"], p.speed.ttft_s);
+        // The prefix cache shortens the prefill.
+        i.workload.prefix_cache_hit_rate = None;
+        let cold = core_plan(&i);
+        assert!(cold.serving.ttft_ms.unwrap() > p.serving.ttft_ms.unwrap());
+    }
+
+    #[test]
     fn plan_text_shows_the_cores_numbers_in_the_chosen_units() {
         let p = core_plan(&inputs("qwen2.5-7b", "l4"));
         for (flag, u) in [(None, Units::Binary), (Some("--decimal"), Units::Decimal)] {

@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use vramfit_core::catalog::Catalog;
 use vramfit_core::layout::valid_layouts;
 use vramfit_core::plan;
-use vramfit_core::units::fmt_num;
+use vramfit_core::throughput::Load;
+use vramfit_core::units::{fmt_num, real};
 
 /// `scale`: the points as JSON, or a table.
 pub fn run(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
@@ -18,7 +19,11 @@ pub fn run(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
         (None, None) => None,
         _ => return Err(usage("give both --input-len and --output-len, or neither")),
     };
-    let sc = plan::scaling(cat, &inputs, lengths).map_err(usage)?;
+    let load = a.concurrency.map(Load::Concurrency);
+    if a.concurrency == Some(0) {
+        return Err(usage("--concurrency must be at least 1"));
+    }
+    let sc = plan::scaling_at(cat, &inputs, lengths, load).map_err(usage)?;
     let (model, _, _) = plan::resolve_model(cat, &inputs.model).map_err(usage)?;
     let valid = valid_layouts(&model.arch().map_err(usage)?, 64);
     let pts = if a.pcie { &sc.pcie } else { &sc.own_link };
@@ -39,6 +44,9 @@ pub fn run(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
             comm_fraction: p.comm_fraction,
             fits: p.fits,
             valid_layout: valid.contains(&(p.tensor_parallel_size, p.pipeline_parallel_size)),
+            ttft_ms: p.ttft_ms,
+            itl_ms: p.itl_ms,
+            limited_by: p.limited_by.id(),
         })
         .collect();
     if a.plan.json {
@@ -46,7 +54,13 @@ pub fn run(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
             model: &model.id,
             gpu: &sc.gpu_id,
             interconnect: link,
-            max_load: lengths.is_some(),
+            max_load: sc.load == Load::MaxLoad,
+            load: load_id(sc.load),
+            load_value: match sc.load {
+                Load::MaxLoad => None,
+                Load::Concurrency(n) => Some(real(n)),
+                Load::Rate(r) => Some(r),
+            },
             points,
         })));
     }
@@ -55,21 +69,31 @@ pub fn run(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
         model.id,
         sc.gpu_id,
         link,
-        if lengths.is_some() {
-            "max load"
-        } else {
-            "at the given users"
+        match sc.load {
+            Load::MaxLoad => "max load".to_string(),
+            Load::Concurrency(n) if a.concurrency.is_some() => format!("{n} requests in flight"),
+            Load::Concurrency(_) => "at the given users".to_string(),
+            Load::Rate(r) => format!("{} requests/s", fmt_num(r, 2)),
         }
     );
     let _ = writeln!(
         s,
-        "{:>4} {:>4} {:>14} {:>14} {:>12} {:>7} {:>8}",
-        "TP", "PP", "tok/s total", "tok/s per GPU", "tok/s/user", "batch", "comm %"
+        "{:>4} {:>4} {:>14} {:>14} {:>12} {:>7} {:>8} {:>9} {:>8} {:>12}",
+        "TP",
+        "PP",
+        "tok/s total",
+        "tok/s per GPU",
+        "tok/s/user",
+        "batch",
+        "comm %",
+        "TTFT ms",
+        "ITL ms",
+        "limit"
     );
     for p in &points {
         let _ = writeln!(
             s,
-            "{:>4} {:>4} {:>14} {:>14} {:>12} {:>7} {:>8}{}",
+            "{:>4} {:>4} {:>14} {:>14} {:>12} {:>7} {:>8} {:>9} {:>8} {:>12}{}",
             p.tensor_parallel_size,
             p.pipeline_parallel_size,
             fmt_num(p.tokens_per_s_total, 0),
@@ -77,6 +101,9 @@ pub fn run(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
             fmt_num(p.tokens_per_s_per_user, 1),
             p.batch,
             fmt_num(p.comm_fraction * 100.0, 1),
+            p.ttft_ms.map_or_else(|| "–".to_string(), |t| fmt_num(t, 0)),
+            fmt_num(p.itl_ms, 1),
+            p.limited_by,
             if !p.valid_layout {
                 "  (invalid layout)"
             } else if !p.fits {
@@ -89,12 +116,22 @@ pub fn run(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
     Ok(Output::ok(s))
 }
 
+/// The `load` field of `scale --json`.
+fn load_id(l: Load) -> &'static str {
+    match l {
+        Load::MaxLoad => "max_load",
+        Load::Concurrency(_) => "concurrency",
+        Load::Rate(_) => "request_rate",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::args::Cmd;
     use crate::out::Failure;
     use crate::testing::{assert_close, cat, inputs, parse};
+    use vramfit_core::inputs::Field;
 
     fn scale_args(args: &[&str]) -> ScaleArgs {
         let mut argv = vec!["scale"];
@@ -164,6 +201,177 @@ mod tests {
             assert_eq!(cols[1], w.pipeline_parallel_size.to_string(), "{l}");
             assert_eq!(cols[2], fmt_num(w.tokens_per_s_total, 0), "{l}");
             assert_eq!(cols[5], w.batch.to_string(), "{l}");
+        }
+    }
+
+    #[test]
+    fn scale_at_concurrency_one_has_itl_of_one_over_the_user_speed() {
+        let a = scale_args(&[
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm",
+            "--input-len",
+            "1024",
+            "--output-len",
+            "128",
+            "--concurrency",
+            "1",
+            "--json",
+        ]);
+        let j = run(&cat(), &a).unwrap().json();
+        assert_eq!(j["load"], "concurrency");
+        assert_eq!(j["max_load"], false);
+        assert_close(&j["load_value"], 1.0);
+        let sc = plan::scaling_at(
+            &cat(),
+            &inputs("llama-3.1-8b", "h100-sxm"),
+            Some((1024, 128)),
+            Some(Load::Concurrency(1)),
+        )
+        .unwrap();
+        let pts = j["points"].as_array().unwrap();
+        assert_eq!(pts.len(), sc.own_link.len());
+        let mut fitting = 0;
+        for (g, w) in pts.iter().zip(&sc.own_link) {
+            assert_close(&g["tokens_per_s_total"], w.tokens_per_s_total);
+            assert_close(&g["itl_ms"], w.itl_ms);
+            assert_eq!(g["limited_by"], w.limited_by.id());
+            if w.fits {
+                fitting += 1;
+                assert_eq!(g["batch"], 1);
+                let per_user = g["tokens_per_s_per_user"].as_f64().unwrap();
+                let itl = g["itl_ms"].as_f64().unwrap();
+                assert!(
+                    (itl - 1000.0 / per_user).abs() <= 1e-9 * itl,
+                    "{itl} vs {per_user}"
+                );
+                assert_close(&g["ttft_ms"], w.ttft_ms.unwrap());
+            }
+        }
+        assert!(fitting >= 4);
+    }
+
+    #[test]
+    fn scale_at_a_rate_beyond_capacity_is_limited_by_the_queue() {
+        let a = scale_args(&[
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm",
+            "--request-rate",
+            "1000000",
+            "--json",
+        ]);
+        let j = run(&cat(), &a).unwrap().json();
+        assert_eq!(j["load"], "request_rate");
+        assert_eq!(j["max_load"], false);
+        let mut fitting = 0;
+        for g in j["points"].as_array().unwrap() {
+            if g["fits"] == true {
+                fitting += 1;
+                assert_eq!(g["limited_by"], "queue", "{g}");
+                assert!(g["ttft_ms"].is_null(), "{g}");
+            }
+        }
+        assert!(fitting >= 4);
+        // A rate one replica keeps up with has a TTFT.
+        let a = scale_args(&[
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm",
+            "--request-rate",
+            "0.5",
+            "--json",
+        ]);
+        let j = run(&cat(), &a).unwrap().json();
+        let p = &j["points"][0];
+        assert_eq!(p["fits"], true);
+        assert_ne!(p["limited_by"], "queue");
+        assert!(p["ttft_ms"].as_f64().unwrap() > 0.0);
+    }
+
+    #[test]
+    fn scale_honours_the_engine_flags() {
+        let argv = [
+            "llama-3.1-70b",
+            "--gpu",
+            "h100-sxm",
+            "--engine",
+            "trtllm",
+            "--kv-cache-dtype",
+            "fp8",
+            "--quantization",
+            "fp8",
+            "--max-num-seqs",
+            "16",
+            "--max-num-batched-tokens",
+            "4096",
+            "--input-len",
+            "1024",
+            "--output-len",
+            "256",
+            "--json",
+        ];
+        let j = run(&cat(), &scale_args(&argv)).unwrap().json();
+        assert_eq!(j["load"], "max_load");
+        assert_eq!(j["max_load"], true);
+        let mut i = inputs("llama-3.1-70b", "h100-sxm");
+        for (f, v) in [
+            (Field::Engine, "trtllm"),
+            (Field::KvDtype, "fp8"),
+            (Field::Format, "fp8"),
+            (Field::MaxNumSeqs, "16"),
+            (Field::MaxNumBatchedTokens, "4096"),
+        ] {
+            i.set(f, v).unwrap();
+        }
+        let sc = plan::scaling(&cat(), &i, Some((1024, 256))).unwrap();
+        let plain = plan::scaling(
+            &cat(),
+            &inputs("llama-3.1-70b", "h100-sxm"),
+            Some((1024, 256)),
+        )
+        .unwrap();
+        assert_ne!(sc.own_link, plain.own_link);
+        for (g, w) in j["points"].as_array().unwrap().iter().zip(&sc.own_link) {
+            assert_close(&g["tokens_per_s_total"], w.tokens_per_s_total);
+            assert_eq!(g["batch"], w.batch);
+            assert!(w.batch <= 16, "{}", w.batch);
+            match w.ttft_ms {
+                Some(t) => assert_close(&g["ttft_ms"], t),
+                None => assert!(g["ttft_ms"].is_null()),
+            }
+        }
+    }
+
+    #[test]
+    fn scale_text_shows_ttft_itl_and_the_limit() {
+        let a = scale_args(&["llama-3.1-8b", "--gpu", "h100-sxm", "--concurrency", "8"]);
+        let o = run(&cat(), &a).unwrap();
+        let lines: Vec<&str> = o.stdout.lines().collect();
+        assert!(
+            lines[0].ends_with("(8 requests in flight):"),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[1].contains("TTFT ms")
+                && lines[1].contains("ITL ms")
+                && lines[1].contains("limit")
+        );
+        let sc = plan::scaling_at(
+            &cat(),
+            &inputs("llama-3.1-8b", "h100-sxm"),
+            None,
+            Some(Load::Concurrency(8)),
+        )
+        .unwrap();
+        for (l, w) in lines[2..].iter().zip(&sc.own_link) {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            if w.fits {
+                assert_eq!(cols[7], fmt_num(w.ttft_ms.unwrap(), 0), "{l}");
+                assert_eq!(cols[8], fmt_num(w.itl_ms, 1), "{l}");
+                assert_eq!(cols[9], w.limited_by.id(), "{l}");
+            }
         }
     }
 

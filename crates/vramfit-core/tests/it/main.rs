@@ -21,3 +21,4 @@ mod header_paths;
 mod properties;
 mod real_safetensors;
 mod regressions;
+mod serving_plans;

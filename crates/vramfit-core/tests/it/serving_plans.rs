@@ -1,0 +1,117 @@
+//! The fewest GPUs for a user base or a request rate, through the serving model: more load
+//! never needs fewer GPUs, and each answer meets its targets and names what limits it.
+
+use vramfit_core::catalog::Catalog;
+use vramfit_core::plan::{operating_point, plan, serves, Inputs, Plan};
+
+fn inputs(model: &str, gpu: &str, f: impl Fn(&mut Inputs)) -> Inputs {
+    let mut i = Inputs {
+        model: model.into(),
+        gpu: gpu.into(),
+        ..Inputs::default()
+    };
+    f(&mut i);
+    i
+}
+
+fn at(model: &str, gpu: &str, f: impl Fn(&mut Inputs)) -> Plan {
+    plan(&Catalog::bundled(), &inputs(model, gpu, f)).unwrap()
+}
+
+const LIMITS: [&str; 7] = [
+    "memory",
+    "bandwidth",
+    "compute",
+    "interconnect",
+    "scheduler",
+    "overhead",
+    "queue",
+];
+
+#[test]
+fn more_users_with_a_speed_target_never_need_fewer_gpus() {
+    for (model, gpu) in [("llama-3.1-8b", "h100-sxm"), ("llama-3.1-70b", "h100-sxm")] {
+        let mut last = 0;
+        for users in [1, 8, 64, 256, 1024, 4096] {
+            let i = inputs(model, gpu, |i| {
+                i.workload.users = users;
+                i.workload.target_tokens_per_s = Some(30.0);
+            });
+            let p = plan(&Catalog::bundled(), &i).unwrap();
+            assert!(
+                p.gpus_needed >= last,
+                "{model}: {users} users need {} GPUs, fewer users needed {last}",
+                p.gpus_needed
+            );
+            last = p.gpus_needed;
+            assert!(serves(&i.workload, &p.serving, true), "{model} at {users}");
+            assert!(p.serving.tokens_per_s_per_user >= 30.0);
+            assert!(LIMITS.contains(&p.limited_by), "{}", p.limited_by);
+        }
+        assert!(last > 1, "{model}: 4096 users fit on one GPU");
+    }
+}
+
+#[test]
+fn a_rate_twice_as_high_needs_at_least_as_many_replicas() {
+    let mut last = (0, 0);
+    for rate in [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0] {
+        let fixed = at("llama-3.1-8b", "l4", |i| {
+            i.tensor_parallel_size = Some(1);
+            i.workload.request_rate = Some(rate);
+            i.workload.target_tokens_per_s = Some(10.0);
+        });
+        let auto = at("llama-3.1-8b", "l4", |i| {
+            i.workload.request_rate = Some(rate);
+            i.workload.target_tokens_per_s = Some(10.0);
+        });
+        assert!(
+            fixed.replicas >= last.0,
+            "{rate} req/s: {} < {}",
+            fixed.replicas,
+            last.0
+        );
+        assert!(
+            auto.gpus_needed >= last.1,
+            "{rate} req/s: {} < {}",
+            auto.gpus_needed,
+            last.1
+        );
+        last = (fixed.replicas, auto.gpus_needed);
+        for p in [&fixed, &auto] {
+            assert_ne!(p.limited_by, "queue", "{rate} req/s");
+            assert!(p.serving.ttft_ms.is_some());
+            assert!(p.serving.tokens_per_s_per_user >= 10.0);
+        }
+    }
+    assert!(last.0 > 1, "256 req/s on one L4");
+}
+
+#[test]
+fn the_fewest_replicas_for_a_rate_are_the_fewest() {
+    let cat = Catalog::bundled();
+    let i = inputs("llama-3.1-8b", "h100-sxm", |i| {
+        i.tensor_parallel_size = Some(1);
+        i.workload.request_rate = Some(200.0);
+    });
+    let p = plan(&cat, &i).unwrap();
+    assert!(p.replicas > 1, "{}", p.replicas);
+    assert_ne!(p.limited_by, "queue");
+    // One replica fewer each carry more than they complete: the queue grows.
+    let m = cat.model("llama-3.1-8b").unwrap().model;
+    let s = vramfit_core::plan::scenario(m.arch().unwrap(), &i, p.format, 128);
+    let gpu = cat.gpu("h100-sxm").unwrap();
+    let fewer = operating_point(&s, gpu, p.replicas - 1);
+    assert!(
+        !serves(&i.workload, &fewer, false),
+        "{} replicas keep up too",
+        p.replicas - 1
+    );
+    assert_eq!(fewer.limited_by.id(), "queue");
+    assert!(fewer.ttft_ms.is_none());
+    assert!(serves(
+        &i.workload,
+        &operating_point(&s, gpu, p.replicas),
+        false
+    ));
+}
