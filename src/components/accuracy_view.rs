@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 use vramfit_core::accuracy::HEADLINE;
+use vramfit_core::serving::{HELD_OUT, VALIDATION};
 use vramfit_core::units::fmt_num;
 
 /// The accuracy page.
@@ -13,6 +14,13 @@ pub fn AccuracyView() -> impl IntoView {
             view! { <tr><th scope="row">{*name}</th><td>{*n}</td><td>{format!("{}%", fmt_num(*median, 2))}</td><td>{format!("{}%", fmt_num(*p90, 2))}</td></tr> }
         })
         .collect_view();
+    let pct = vramfit_core::units::fmt_pct;
+    let engines = VALIDATION
+        .iter()
+        .map(|v| {
+            view! { <tr><th scope="row">{v.engine}</th><td>{v.rows}</td><td>{v.gpus}</td><td>{pct(v.median_abs)}</td><td>{format!("{} to +{}", pct(v.p10), pct(v.p90))}</td></tr> }
+        })
+        .collect_view();
     view! {
         <h2>"How accurate is vramfit?"</h2>
         <p>"Every prediction is compared with published measurements (vLLM start-up logs, TensorRT-LLM throughput tables) on every test run. Absolute relative error:"</p>
@@ -20,6 +28,13 @@ pub fn AccuracyView() -> impl IntoView {
             <thead><tr><th>"Quantity"</th><th>"Rows"</th><th>"Median"</th><th>"90th percentile"</th></tr></thead>
             <tbody>{rows}</tbody>
         </table>
+        <h3>"Speed on GPUs it was not fitted to"</h3>
+        <p>{format!("Output tokens/s against {} published measurements, each GPU predicted with constants fitted without it (leave-one-GPU-out): median error {}, 90th percentile {}; speed-up ratios across layouts ({} pairs): median {}.", HELD_OUT.rows, pct(HELD_OUT.median), pct(HELD_OUT.p90), HELD_OUT.speedup_rows, pct(HELD_OUT.speedup_median))}</p>
+        <table class="vf-table" data-testid="speed-validation-table">
+            <thead><tr><th>"Engine"</th><th>"Rows"</th><th>"GPUs"</th><th>"Held-out median"</th><th>"Band (10th–90th percentile)"</th></tr></thead>
+            <tbody>{engines}</tbody>
+        </table>
+        <p>"Engines without published measurements (SGLang, transformers) are shown as not validated, without a band."</p>
         <p>"The full row-by-row table is docs/ACCURACY.md in the repository. Memory follows vLLM v0.19's accounting; older versions (v0.11–v0.16) can be selected as the engine."</p>
     }
 }

@@ -154,9 +154,9 @@ pub fn SizeView() -> impl IntoView {
                 <Figure label="Max concurrency" testid="max-concurrency" help="Requests of max_model_len tokens that fit at once (vLLM's 'Maximum concurrency')"
                     value=txt(|p, _| fmt_num(p.estimate.max_concurrency, 2))
                     detail=txt(|p, _| format!("range {}–{} · {} requests of {} tokens (prompt + output)", fmt_num(p.max_concurrency_band.low, 1), fmt_num(p.max_concurrency_band.high, 1), fmt_num(p.estimate.max_concurrency_workload, 1), fmt_count(p.workload_tokens)))/>
-                <Figure label="Decode tokens/s per user" testid="decode-tokens-per-s" help="Roofline decode speed at the workload's concurrency"
+                <Figure label="Decode tokens/s per user" testid="decode-tokens-per-s" help="Decode speed each user sees (1 / inter-token latency) from the serving model of continuous batching at the workload's concurrency or request rate"
                     value=txt(|p, _| fmt_num(p.speed.decode_tokens_per_s_per_user, 1))
-                    detail=txt(|p, _| format!("{} tok/s total · TTFT {} ms ({}–{}) · range {}–{}", fmt_num(p.total_decode_tokens_per_s, 0), fmt_ms(p.speed.ttft_s), fmt_ms(p.ttft_band.low), fmt_ms(p.ttft_band.high), fmt_num(p.decode_band.low, 1), fmt_num(p.decode_band.high, 1)))/>
+                    detail=txt(|p, _| if p.speed_validated { format!("{} tok/s total · TTFT {} ms ({}–{}) · held-out range {}–{} · limited by {}", fmt_num(p.total_decode_tokens_per_s, 0), fmt_ms(p.speed.ttft_s), fmt_ms(p.ttft_band.low), fmt_ms(p.ttft_band.high), fmt_num(p.decode_band.low, 1), fmt_num(p.decode_band.high, 1), p.limited_by) } else { format!("{} tok/s total · TTFT {} ms · not validated for {} (no published measurement) · limited by {}", fmt_num(p.total_decode_tokens_per_s, 0), fmt_ms(p.speed.ttft_s), p.engine, p.limited_by) })/>
                 <Figure label="Cost" testid="cost" help="Purchase price and cloud on-demand price of the GPUs"
                     value=txt(|p, _| p.cost.purchase_usd.map_or("–".into(), fmt_usd))
                     detail=txt(|p, _| format!("{}/h · {} per M tokens", p.cost.cloud_usd_per_hour.map_or("–".into(), fmt_usd), p.cost.usd_per_million_tokens.map_or("–".into(), fmt_usd)))/>

@@ -218,7 +218,11 @@ fn all(compare_file: Option<&str>) -> Res<()> {
     };
     let count = serving_sweep()?;
     let (warm, _) = time(5, serving_sweep);
-    let pass = if warm < SERVING_SWEEP_TARGET { "PASS" } else { "FAIL" };
+    let pass = if warm < SERVING_SWEEP_TARGET {
+        "PASS"
+    } else {
+        "FAIL"
+    };
     rows.push([
         format!(
             "serving sweep: {} models x {} GPUs x TP 1/2/4/8 x 4 loads (memory estimate included)",
@@ -229,10 +233,17 @@ fn all(compare_file: Option<&str>) -> Res<()> {
         format!("{count} operating points, median of 5"),
         format!("{pass} (< {} ms)", SERVING_SWEEP_TARGET.as_millis()),
     ]);
-    println!("RESULT serving_sweep_median_ms={:.3} serving_points={count} serving_pass={pass}", ms(warm));
+    println!(
+        "RESULT serving_sweep_median_ms={:.3} serving_points={count} serving_pass={pass}",
+        ms(warm)
+    );
     let r70 = {
         let m = cat.model("llama-3.1-70b").ok_or("llama-3.1-70b missing")?;
-        let g = cat.gpus.iter().find(|g| g.id == "h100-sxm").ok_or("h100-sxm missing")?;
+        let g = cat
+            .gpus
+            .iter()
+            .find(|g| g.id == "h100-sxm")
+            .ok_or("h100-sxm missing")?;
         let mut s = Scenario::new(m.model.arch()?);
         s.tensor_parallel_size = 4;
         (s, g)

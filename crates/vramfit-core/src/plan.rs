@@ -13,8 +13,11 @@
 //!
 //! # Uncertainty
 //! Bands come from the calibration against ../shared/calibration (docs/ACCURACY.md):
-//! weights ± [`WEIGHTS_REL_ERR`], KV pool ± [`KV_POOL_REL_ERR`] of the budget, speed
-//! ± [`SPEED_REL_ERR`].
+//! weights ± [`WEIGHTS_REL_ERR`], KV pool ± [`KV_POOL_REL_ERR`] of the budget. Speed bands
+//! are the engine's held-out (leave-one-GPU-out) 10th–90th percentile errors,
+//! [`crate::serving::VALIDATION`]; TTFT adds ± [`TTFT_REL_ERR`]. An engine no measurement
+//! covers (SGLang, transformers) gets no band: `speed_validated` is false and the page says
+//! "not validated".
 
 use crate::catalog::{Catalog, Gpu, Model};
 use crate::dtype::{KvDtype, WeightFormat};
@@ -29,9 +32,10 @@ use serde::Serialize;
 pub const WEIGHTS_REL_ERR: f64 = 0.015;
 /// KV-pool error band as a fraction of the engine budget (calibration p90).
 pub const KV_POOL_REL_ERR: f64 = 0.02;
-/// Relative error band of throughput figures (calibration median of TP speed-up ratios,
-/// widened for absolute speeds).
-pub const SPEED_REL_ERR: f64 = 0.25;
+/// Relative TTFT band: the 90th percentile |error| of mean TTFT on the request-rate runs of
+/// the calibration set (TensorRT-LLM served through Triton, 26 rows, in-sample: held-out TTFT
+/// rows are too few; docs/ACCURACY.md "Latency").
+pub const TTFT_REL_ERR: f64 = 0.22;
 
 pub use crate::inputs::Inputs;
 
@@ -111,6 +115,18 @@ impl Band {
             low: (value - abs).max(0.0),
             high: value + abs,
         }
+    }
+}
+
+/// The held-out band of a speed for an engine (collapsed to the value when not validated).
+#[must_use]
+pub fn speed_band(engine: crate::engine::Engine, value: f64) -> Band {
+    match crate::serving::validation(engine) {
+        Some(v) => {
+            let (low, high) = v.band(value);
+            Band { value, low, high }
+        }
+        None => Band::rel(value, 0.0),
     }
 }
 
@@ -217,6 +233,9 @@ pub struct Plan {
     pub max_concurrency_band: Band,
     /// Time-to-first-token band, seconds.
     pub ttft_band: Band,
+    /// Whether measurements validate the engine's speed (bands); `false`: "not validated",
+    /// and the speed bands collapse to the value.
+    pub speed_validated: bool,
     /// Assumptions and warnings.
     pub warnings: Vec<String>,
     /// For a model the user brought: the catalog id with the same architecture.
@@ -629,7 +648,7 @@ pub fn plan_arch(
         layout_problem: problem,
         weights_band: Band::rel(f(est.weights_bytes), WEIGHTS_REL_ERR),
         kv_pool_band: Band::abs(f(est.kv_pool_bytes), KV_POOL_REL_ERR * budget),
-        decode_band: Band::rel(sp.decode_tokens_per_s_per_user, SPEED_REL_ERR),
+        decode_band: speed_band(inputs.flags.engine, sp.decode_tokens_per_s_per_user),
         max_context_band: {
             let rel = if est.kv_pool_bytes > 0 {
                 KV_POOL_REL_ERR * budget / f(est.kv_pool_bytes)
@@ -650,7 +669,12 @@ pub fn plan_arch(
             };
             Band::rel(est.max_concurrency, rel.min(1.0))
         },
-        ttft_band: Band::rel(sp.ttft_s, SPEED_REL_ERR),
+        ttft_band: if crate::serving::validation(inputs.flags.engine).is_some() {
+            Band::rel(sp.ttft_s, TTFT_REL_ERR)
+        } else {
+            Band::rel(sp.ttft_s, 0.0)
+        },
+        speed_validated: crate::serving::validation(inputs.flags.engine).is_some(),
         cost: cost(gpu, gpus_needed, total_tps),
         estimate: est,
         speed: sp,

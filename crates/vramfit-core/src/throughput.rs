@@ -7,8 +7,8 @@
 //! GPU's own (PCIe) come from [`GpuPerf::over_pcie`].
 
 use crate::catalog::Gpu;
-pub use crate::serving::{Limit, Load};
 use crate::serving::{serve, Constants, Replica, Serving, Traffic, FITTED};
+pub use crate::serving::{Limit, Load};
 use crate::sizing::{estimate_bytes, Estimate, Scenario};
 use crate::units::real as f;
 use serde::Serialize;
@@ -76,7 +76,11 @@ pub fn traffic(s: &Scenario, load: Load) -> Traffic {
         input: s.workload.prompt_tokens,
         output: s.workload.output_tokens.max(1),
         load,
-        prefix_hit: 0.0,
+        prefix_hit: s
+            .workload
+            .prefix_cache_hit_rate
+            .unwrap_or(0.0)
+            .clamp(0.0, 1.0),
     }
 }
 
@@ -148,7 +152,13 @@ pub struct ScalePoint {
 
 /// Throughput for each layout at a load.
 #[must_use]
-pub fn scaling_curve(s: &Scenario, gpu: &Gpu, layouts: &[(u64, u64)], load: Load, link: Link) -> Vec<ScalePoint> {
+pub fn scaling_curve(
+    s: &Scenario,
+    gpu: &Gpu,
+    layouts: &[(u64, u64)],
+    load: Load,
+    link: Link,
+) -> Vec<ScalePoint> {
     layouts
         .iter()
         .map(|&(tp, pp)| {
@@ -157,8 +167,7 @@ pub fn scaling_curve(s: &Scenario, gpu: &Gpu, layouts: &[(u64, u64)], load: Load
             sc.pipeline_parallel_size = pp;
             if let Load::MaxLoad = load {
                 let need = sc.workload.prompt_tokens + sc.workload.output_tokens;
-                sc.flags.max_model_len =
-                    Some(sc.flags.max_model_len.unwrap_or(need).max(need));
+                sc.flags.max_model_len = Some(sc.flags.max_model_len.unwrap_or(need).max(need));
             }
             let (e, r) = replica(&sc, gpu, link);
             let fits = e.fit.starts() && e.kv_blocks > 0;

@@ -17,9 +17,15 @@ pub fn run(csv: &str, against: Option<&str>) -> Output {
         );
     }
     if problems.is_empty() {
-        Output::ok("accuracy report up to date; shipped constants are the fit; held-out targets met\n".into())
+        Output::ok(
+            "accuracy report up to date; shipped constants are the fit; held-out targets met\n"
+                .into(),
+        )
     } else {
-        let mut o = Output::ok(format!("accuracy check failed:\n- {}\n", problems.join("\n- ")));
+        let mut o = Output::ok(format!(
+            "accuracy check failed:\n- {}\n",
+            problems.join("\n- ")
+        ));
         o.code = 1;
         o
     }
@@ -58,7 +64,8 @@ mod tests {
         let n = mem.weights_summary().n;
         assert!(n > 0);
         assert!(
-            o.stdout.contains(&format!("| weights per GPU (vLLM logs) | {n} |")),
+            o.stdout
+                .contains(&format!("| weights per GPU (vLLM logs) | {n} |")),
             "{n}"
         );
         assert!(o.stdout.contains("leave-one-GPU-out"));

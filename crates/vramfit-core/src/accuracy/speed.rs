@@ -220,7 +220,9 @@ fn gpu_for(cat: &Catalog, raw: &str) -> Option<String> {
     } else if l.contains("a100") {
         "a100-80gb-sxm"
     } else {
-        return cat.gpu(raw.split(" (").next().unwrap_or(raw)).map(|g| g.id.clone());
+        return cat
+            .gpu(raw.split(" (").next().unwrap_or(raw))
+            .map(|g| g.id.clone());
     };
     Some(id.to_string())
 }
@@ -294,8 +296,10 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
             skipped.push(why("GPU not in catalog"));
             continue;
         };
-        let (Some(m), Some(gpu)) = (cat.model(&model_id), cat.gpus.iter().find(|g| g.id == gpu_id))
-        else {
+        let (Some(m), Some(gpu)) = (
+            cat.model(&model_id),
+            cat.gpus.iter().find(|g| g.id == gpu_id),
+        ) else {
             continue;
         };
         let Ok(arch) = m.model.arch() else { continue };
@@ -312,7 +316,12 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
             }
         };
         let has_fp4 = gpu.dense_tflops.fp4.is_some_and(|x| x > 0.0);
-        let format = format_for(r.get("quant"), r.get("dtype"), m.model.native_format(), has_fp4);
+        let format = format_for(
+            r.get("quant"),
+            r.get("dtype"),
+            m.model.native_format(),
+            has_fp4,
+        );
         let kv_col = r.get("kv_cache_dtype").to_ascii_lowercase();
         let kv_dtype = if kv_col.starts_with("fp8")
             || raw_model.contains("FP8-KV")
@@ -347,9 +356,8 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         s.flags.max_num_batched_tokens = num_after(notes, "max_num_batched_tokens=");
         if engine == Engine::TrtLlm {
             // trtllm-bench sizes max_num_tokens to hold a whole prompt (bench/build/tuning.py).
-            s.flags.max_num_batched_tokens = Some(
-                crate::serving::TRTLLM_MAX_NUM_TOKENS.max(input.next_power_of_two()),
-            );
+            s.flags.max_num_batched_tokens =
+                Some(crate::serving::TRTLLM_MAX_NUM_TOKENS.max(input.next_power_of_two()));
         }
         s.workload.prompt_tokens = input;
         s.workload.output_tokens = output;
@@ -395,7 +403,11 @@ pub fn loss(cs: &[&Case], k: &Constants) -> f64 {
     let mut n = 0.0;
     for c in cs {
         let p = predict(c, k);
-        let e = if p > 0.0 { (p / c.measured).ln().abs() } else { 3.0 };
+        let e = if p > 0.0 {
+            (p / c.measured).ln().abs()
+        } else {
+            3.0
+        };
         sum += e.min(3.0);
         n += 1.0;
     }
@@ -486,434 +498,6 @@ pub fn speedups(cs: &[Case], pred: &[f64]) -> Vec<(usize, usize, f64, f64)> {
             continue;
         }
         out.push((j, i, a.measured / base.measured, pred[i] / pred[j]));
-    }
-    out
-}
-
-fn rel(measured: f64, predicted: f64) -> f64 {
-    if measured > 0.0 {
-        (predicted - measured) / measured
-    } else {
-        0.0
-    }
-}
-
-/// Throughput errors: in-sample (the shipped constants), leave-one-GPU-out and
-/// leave-one-model-out, for tokens/s and for speed-up ratios.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SpeedReport {
-    /// The cases.
-    pub cases: Vec<Case>,
-    /// Skipped rows and why.
-    pub skipped: Vec<String>,
-    /// Predictions with the shipped constants.
-    pub in_sample: Vec<f64>,
-    /// Predictions with constants fitted without the case's GPU.
-    pub logo: Vec<f64>,
-    /// Predictions with constants fitted without the case's model.
-    pub lomo: Vec<f64>,
-    /// The constants a fit on every case gives.
-    pub refit: Option<Constants>,
-}
-
-impl SpeedReport {
-    /// Builds the report (one fit per GPU and per model: seconds in release builds).
-    #[must_use]
-    pub fn of(csv: &str, k: &Constants) -> Self {
-        let (cases, skipped) = cases(csv);
-        let in_sample = cases.iter().map(|c| predict(c, k)).collect();
-        let logo = held_out(&cases, *k, |c| c.gpu.as_str());
-        let lomo = held_out(&cases, *k, |c| c.model.as_str());
-        let all: Vec<&Case> = cases.iter().collect();
-        let refit = Some(fit(&all, *k));
-        Self {
-            cases,
-            skipped,
-            in_sample,
-            logo,
-            lomo,
-            refit,
-        }
-    }
-
-    /// Errors of a prediction set over the fitted-on cases (no caveat), optionally one GPU.
-    #[must_use]
-    pub fn summary(&self, pred: &[f64], gpu: Option<&str>) -> super::Summary {
-        let errs: Vec<f64> = self
-            .cases
-            .iter()
-            .zip(pred)
-            .filter(|(c, _)| !c.caveat && gpu.is_none_or(|g| c.gpu == g))
-            .map(|(c, p)| rel(c.measured, *p))
-            .collect();
-        super::Summary::of(&errs)
-    }
-
-    /// Signed median error of a prediction set for one GPU.
-    #[must_use]
-    pub fn signed_median(&self, pred: &[f64], gpu: &str) -> f64 {
-        let mut errs: Vec<f64> = self
-            .cases
-            .iter()
-            .zip(pred)
-            .filter(|(c, _)| !c.caveat && c.gpu == gpu)
-            .map(|(c, p)| rel(c.measured, *p))
-            .collect();
-        crate::order::sort_by(&mut errs, f64::total_cmp);
-        errs.get(errs.len() / 2).copied().unwrap_or(0.0)
-    }
-
-    /// Speed-up ratio errors of a prediction set.
-    #[must_use]
-    pub fn speedup_summary(&self, pred: &[f64]) -> super::Summary {
-        let errs: Vec<f64> = speedups(&self.cases, pred)
-            .into_iter()
-            .filter(|(j, i, _, _)| !self.cases[*i].caveat && !self.cases[*j].caveat)
-            .map(|(_, _, m, p)| rel(m, p))
-            .collect();
-        super::Summary::of(&errs)
-    }
-
-    /// GPUs with cases, in catalog-id order.
-    #[must_use]
-    pub fn gpus(&self) -> Vec<String> {
-        let mut g: Vec<String> = self.cases.iter().map(|c| c.gpu.clone()).collect();
-        g.sort_unstable();
-        g.dedup();
-        g
-    }
-}
-
-/// Headline lines of docs/ACCURACY.md for throughput.
-#[must_use]
-pub fn headline_lines(r: &SpeedReport, line: &dyn Fn(&str, super::Summary, &str) -> String) -> String {
-    let mut s = String::new();
-    s.push_str(&line("output tokens/s, in-sample (shipped constants)", r.summary(&r.in_sample, None), "–"));
-    s.push_str(&line("output tokens/s, leave-one-GPU-out", r.summary(&r.logo, None), "median ≤ 15%, p90 ≤ 30% (target)"));
-    s.push_str(&line("output tokens/s, leave-one-model-out", r.summary(&r.lomo, None), "–"));
-    s.push_str(&line("speed-up ratios, in-sample", r.speedup_summary(&r.in_sample), "–"));
-    s.push_str(&line("speed-up ratios, leave-one-GPU-out", r.speedup_summary(&r.logo), "median ≤ 10% (target)"));
-    s.push_str(&line("speed-up ratios, leave-one-model-out", r.speedup_summary(&r.lomo), "–"));
-    s
-}
-
-fn engine_class(e: Engine) -> &'static str {
-    match e {
-        Engine::TrtLlm => "trtllm",
-        Engine::Vllm { .. } => "vllm",
-        Engine::Sglang => "sglang",
-        Engine::Transformers => "transformers",
-    }
-}
-
-fn signed_quantile(v: &mut Vec<f64>, q: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    crate::order::sort_by(v, f64::total_cmp);
-    // OK because: q in [0, 1] and the length is small.
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
-    let i = ((v.len() - 1) as f64 * q).round() as usize;
-    v[i]
-}
-
-/// Leave-one-GPU-out validation per engine class (what [`crate::serving::VALIDATION`]
-/// ships): (engine, rows, GPUs, median |error|, signed p10, signed p90).
-#[must_use]
-pub fn validation(r: &SpeedReport) -> Vec<(&'static str, usize, usize, f64, f64, f64)> {
-    let mut out = Vec::new();
-    for engine in ["trtllm", "vllm"] {
-        let mut errs = Vec::new();
-        let mut gpus: Vec<&str> = Vec::new();
-        for (c, p) in r.cases.iter().zip(&r.logo) {
-            if c.caveat || engine_class(c.engine) != engine {
-                continue;
-            }
-            errs.push(rel(c.measured, *p));
-            gpus.push(&c.gpu);
-        }
-        gpus.sort_unstable();
-        gpus.dedup();
-        let med = super::Summary::of(&errs).median;
-        let p10 = signed_quantile(&mut errs.clone(), 0.1);
-        let p90 = signed_quantile(&mut errs.clone(), 0.9);
-        out.push((engine, errs.len(), gpus.len(), med, p10, p90));
-    }
-    out
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
-}
-
-fn signed(x: f64) -> String {
-    format!("{:+.1}%", x * 100.0)
-}
-
-/// Latency errors (TTFT or ITL) of the cases that report them: (n, median |error|, p90).
-#[must_use]
-pub fn latency_summary(r: &SpeedReport, k: &Constants, ttft: bool, rate: bool) -> super::Summary {
-    let errs: Vec<f64> = r
-        .cases
-        .iter()
-        .filter(|c| matches!(c.load, Load::Rate(_)) == rate)
-        .filter_map(|c| {
-            let measured = if ttft { c.ttft_ms } else { c.itl_ms }?;
-            let t = Traffic {
-                input: c.input,
-                output: c.output,
-                load: c.load,
-                prefix_hit: 0.0,
-            };
-            let s = serve(&c.replica, k, &t);
-            let p = if ttft { s.ttft_ms? } else { s.itl_ms };
-            Some(rel(measured, p))
-        })
-        .collect();
-    super::Summary::of(&errs)
-}
-
-/// The throughput sections of docs/ACCURACY.md.
-#[must_use]
-#[allow(clippy::too_many_lines)] // one report, section by section
-pub fn markdown(r: &SpeedReport, k: &Constants) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::new();
-    s.push_str("\n## Throughput: the serving model against published measurements\n\n");
-    let fitted = r.cases.iter().filter(|c| !c.caveat).count();
-    let _ = writeln!(
-        s,
-        "{} measurements compared ({} fitted on; {} whose source leaves the column's definition open are shown, not fitted); {} rows skipped (reasons below). \
-Predictions are output tokens/s of the whole layout. *In-sample* uses the shipped constants (`serving::FITTED`, fitted on every row); \
-*leave-one-GPU-out* refits the constants without any row of that GPU and predicts its rows; *leave-one-model-out* does the same per model. \
-The app's speed bands are the leave-one-GPU-out 10th–90th percentiles per engine.\n",
-        r.cases.len(),
-        fitted,
-        r.cases.len() - fitted,
-        r.skipped.len()
-    );
-    s.push_str("### Constants\n\n| constant | shipped | refit on all rows | bounds |\n|---|---|---|---|\n");
-    let shipped = k.to_array();
-    let refit = r.refit.map(Constants::to_array);
-    for i in 0..Constants::LEN {
-        let (lo, hi) = Constants::BOUNDS[i];
-        let _ = writeln!(
-            s,
-            "| `{}` | {:.3e} | {} | {lo:.1e} – {hi:.1e} |",
-            Constants::NAMES[i],
-            shipped[i],
-            refit.map_or("–".into(), |a| format!("{:.3e}", a[i]))
-        );
-    }
-    s.push_str("\n### By GPU\n\n| GPU | rows | in-sample median | in-sample p90 | held-out (LOGO) median | LOGO p90 | LOGO signed median |\n|---|---|---|---|---|---|---|\n");
-    for g in r.gpus() {
-        let a = r.summary(&r.in_sample, Some(&g));
-        let b = r.summary(&r.logo, Some(&g));
-        let _ = writeln!(
-            s,
-            "| {g} | {} | {} | {} | {} | {} | {} |",
-            a.n,
-            pct(a.median),
-            pct(a.p90),
-            pct(b.median),
-            pct(b.p90),
-            signed(r.signed_median(&r.logo, &g))
-        );
-    }
-    s.push_str("\n### By model (leave-one-model-out)\n\n| model | rows | in-sample median | LOMO median | LOMO p90 |\n|---|---|---|---|---|\n");
-    let mut models: Vec<&str> = r.cases.iter().map(|c| c.model.as_str()).collect();
-    models.sort_unstable();
-    models.dedup();
-    for m in models {
-        let pick = |pred: &[f64]| {
-            let e: Vec<f64> = r
-                .cases
-                .iter()
-                .zip(pred)
-                .filter(|(c, _)| !c.caveat && c.model == m)
-                .map(|(c, p)| rel(c.measured, *p))
-                .collect();
-            super::Summary::of(&e)
-        };
-        let a = pick(&r.in_sample);
-        let b = pick(&r.lomo);
-        if a.n == 0 {
-            continue;
-        }
-        let _ = writeln!(
-            s,
-            "| {m} | {} | {} | {} | {} |",
-            a.n,
-            pct(a.median),
-            pct(b.median),
-            pct(b.p90)
-        );
-    }
-    s.push_str("\n### Engines (the app's bands)\n\n| engine | rows | GPUs | LOGO median | LOGO p10 (signed) | LOGO p90 (signed) |\n|---|---|---|---|---|---|\n");
-    for (e, n, g, med, p10, p90) in validation(r) {
-        let _ = writeln!(s, "| {e} | {n} | {g} | {} | {} | {} |", pct(med), signed(p10), signed(p90));
-    }
-    s.push_str("\nSGLang and transformers have no usable row (their published runs use ShareGPT lengths): their speeds are shown as not validated.\n");
-    s.push_str("\n### Latency where the source gives it (in-sample)\n\n| quantity | rows | median | p90 |\n|---|---|---|---|\n");
-    for (name, ttft, rate) in [
-        ("mean TTFT, request-rate runs", true, true),
-        ("mean ITL, request-rate runs", false, true),
-        ("mean TTFT, bursts (every prompt sent at once)", true, false),
-        ("mean ITL, bursts", false, false),
-    ] {
-        let x = latency_summary(r, k, ttft, rate);
-        let _ = writeln!(s, "| {name} | {} | {} | {} |", x.n, pct(x.median), pct(x.p90));
-    }
-    s.push_str("\n### Series (in-sample and held-out signed median per GPU, model, engine and precision)\n\n| GPU | model | engine | precision | rows | in-sample | LOGO | LOMO |\n|---|---|---|---|---|---|---|---|\n");
-    let mut keys: Vec<(String, String, &'static str, String)> = r
-        .cases
-        .iter()
-        .filter(|c| !c.caveat)
-        .map(|c| (c.gpu.clone(), c.model.clone(), engine_class(c.engine), c.precision.clone()))
-        .collect();
-    keys.sort();
-    keys.dedup();
-    for (g, m, e, p) in keys {
-        let pick = |pred: &[f64]| {
-            let mut v: Vec<f64> = r
-                .cases
-                .iter()
-                .zip(pred)
-                .filter(|(c, _)| {
-                    !c.caveat
-                        && c.gpu == g
-                        && c.model == m
-                        && engine_class(c.engine) == e
-                        && c.precision == p
-                })
-                .map(|(c, x)| rel(c.measured, *x))
-                .collect();
-            let n = v.len();
-            (n, signed_quantile(&mut v, 0.5))
-        };
-        let (n, a) = pick(&r.in_sample);
-        let _ = writeln!(
-            s,
-            "| {g} | {m} | {e} | {p} | {n} | {} | {} | {} |",
-            signed(a),
-            signed(pick(&r.logo).1),
-            signed(pick(&r.lomo).1)
-        );
-    }
-    let caveats: Vec<f64> = r
-        .cases
-        .iter()
-        .zip(&r.in_sample)
-        .filter(|(c, _)| c.caveat)
-        .map(|(c, p)| rel(c.measured, *p))
-        .collect();
-    if !caveats.is_empty() {
-        let x = super::Summary::of(&caveats);
-        let _ = writeln!(
-            s,
-            "\nRows marked CAVEAT (not fitted on): {} rows, in-sample median {}, p90 {}.",
-            x.n,
-            pct(x.median),
-            pct(x.p90)
-        );
-    }
-    let mut reasons: Vec<(String, usize)> = Vec::new();
-    for sk in &r.skipped {
-        let why = sk.rsplit(": ").next().unwrap_or(sk).to_string();
-        match reasons.iter_mut().find(|(w, _)| *w == why) {
-            Some(e) => e.1 += 1,
-            None => reasons.push((why, 1)),
-        }
-    }
-    s.push_str("\nRows skipped: ");
-    let parts: Vec<String> = reasons.iter().map(|(w, n)| format!("{n} × {w}")).collect();
-    s.push_str(&parts.join("; "));
-    s.push_str(".\n");
-    s
-}
-
-fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
-}
-
-/// The shipped validation rows as [`crate::serving::VALIDATION`] should read them (errors
-/// rounded to 0.1 %).
-#[must_use]
-pub fn validation_source(r: &SpeedReport) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::new();
-    for (e, n, g, med, p10, p90) in validation(r) {
-        let _ = writeln!(
-            s,
-            "    Validation {{ engine: \"{e}\", rows: {n}, gpus: {g}, median_abs: {}, p10: {}, p90: {} }},",
-            round3(med),
-            round3(p10),
-            round3(p90)
-        );
-    }
-    s
-}
-
-/// What `vramfit accuracy --check` enforces; each failure in words (empty: all hold).
-///
-/// - the shipped constants are the fit: refitting from them lowers the mean |log error| by
-///   at most 0.002;
-/// - [`crate::serving::VALIDATION`] is what the report computes;
-/// - the targets of issue 14 on held-out rows: leave-one-GPU-out median ≤ 15 % and p90 ≤ 30 %,
-///   speed-up ratios median ≤ 10 %, no GPU's held-out median above 25 %.
-#[must_use]
-pub fn check(r: &SpeedReport, k: &Constants) -> Vec<String> {
-    let mut out = Vec::new();
-    let used: Vec<&Case> = r.cases.iter().filter(|c| !c.caveat).collect();
-    if let Some(refit) = r.refit {
-        let (a, b) = (loss(&used, k), loss(&used, &refit));
-        if a - b > 0.002 {
-            out.push(format!(
-                "the shipped constants are not the fit: refit lowers the loss {a:.4} → {b:.4}; refit: {refit:?}"
-            ));
-        }
-    }
-    let computed: Vec<(&str, usize, usize, f64, f64, f64)> = validation(r)
-        .into_iter()
-        .map(|(e, n, g, m, p10, p90)| (e, n, g, round3(m), round3(p10), round3(p90)))
-        .collect();
-    let shipped: Vec<(&str, usize, usize, f64, f64, f64)> = crate::serving::VALIDATION
-        .iter()
-        .map(|v| (v.engine, v.rows, v.gpus, v.median_abs, v.p10, v.p90))
-        .collect();
-    if computed != shipped {
-        out.push(format!(
-            "serving::VALIDATION is stale; it should read:\n{}",
-            validation_source(r)
-        ));
-    }
-    let logo = r.summary(&r.logo, None);
-    let sp = r.speedup_summary(&r.logo);
-    let held = crate::serving::HeldOut {
-        rows: logo.n,
-        median: round3(logo.median),
-        p90: round3(logo.p90),
-        speedup_rows: sp.n,
-        speedup_median: round3(sp.median),
-    };
-    if held != crate::serving::HELD_OUT {
-        out.push(format!("serving::HELD_OUT is stale; it should read {held:?}"));
-    }
-    if logo.median > 0.15 || logo.p90 > 0.30 {
-        out.push(format!("leave-one-GPU-out tokens/s: {logo} (target median ≤ 15%, p90 ≤ 30%)"));
-    }
-    if sp.median > 0.10 {
-        out.push(format!("leave-one-GPU-out speed-up ratios: {sp} (target median ≤ 10%)"));
-    }
-    for g in r.gpus() {
-        let x = r.summary(&r.logo, Some(&g));
-        if x.median > 0.25 {
-            out.push(format!("{g}: held-out median {:.1}% > 25%", x.median * 100.0));
-        }
     }
     out
 }

@@ -70,7 +70,12 @@ fn throughput_in_sample_matches_published_tables() {
     use vramfit_core::accuracy::speed;
     use vramfit_core::serving::FITTED;
     let (cases, skipped) = speed::cases(accuracy::CALIBRATION_CSV);
-    assert!(cases.len() >= 1500, "only {} cases ({} skipped)", cases.len(), skipped.len());
+    assert!(
+        cases.len() >= 1500,
+        "only {} cases ({} skipped)",
+        cases.len(),
+        skipped.len()
+    );
     let errs: Vec<f64> = cases
         .iter()
         .filter(|c| !c.caveat)
@@ -83,7 +88,17 @@ fn throughput_in_sample_matches_published_tables() {
     let mut gpus: Vec<&str> = cases.iter().map(|c| c.gpu.as_str()).collect();
     gpus.sort_unstable();
     gpus.dedup();
-    assert_eq!(gpus, ["a100-80gb-sxm", "b200", "gb200", "h100-sxm", "l40s", "mi300x"]);
+    assert_eq!(
+        gpus,
+        [
+            "a100-80gb-sxm",
+            "b200",
+            "gb200",
+            "h100-sxm",
+            "l40s",
+            "mi300x"
+        ]
+    );
 }
 
 /// One published point worked through: TensorRT-LLM v0.19 perf-overview, Llama 3.1 8B FP8 on
