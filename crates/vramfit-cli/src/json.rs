@@ -72,6 +72,9 @@ pub struct UncertaintyJson {
     pub kv_pool_bytes_high: u64,
     pub decode_tokens_per_s_low: f64,
     pub decode_tokens_per_s_high: f64,
+    /// Whether published measurements validate the engine's speed; `false`: "not
+    /// validated", and the decode band collapses to the value.
+    pub speed_validated: bool,
 }
 
 #[derive(Serialize)]
@@ -149,6 +152,7 @@ pub fn plan_json(p: &Plan) -> PlanJson<'_> {
             kv_pool_bytes_high: b(p.kv_pool_band.high),
             decode_tokens_per_s_low: p.decode_band.low,
             decode_tokens_per_s_high: p.decode_band.high,
+            speed_validated: p.speed_validated,
         },
         formats: p
             .formats

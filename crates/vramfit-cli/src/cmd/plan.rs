@@ -257,6 +257,38 @@ mod tests {
     }
 
     #[test]
+    fn speed_bands_are_the_engines_held_out_band_or_not_validated() {
+        let run_json = |engine: &str| {
+            let argv = [
+                "plan",
+                "llama-3.1-8b",
+                "--gpu",
+                "h100-sxm",
+                "--engine",
+                engine,
+                "--json",
+            ];
+            run(&cat(), &plan_args(&argv), false, &no_files)
+                .unwrap()
+                .json()
+        };
+        // vLLM: measured on MI300X and A100; the band is the leave-one-GPU-out p10–p90.
+        let j = run_json("vllm");
+        let u = &j["uncertainty"];
+        assert_eq!(u["speed_validated"], true);
+        let v = vramfit_core::serving::VALIDATION[1];
+        assert_eq!(v.engine, "vllm");
+        let value = j["decode_tokens_per_s_per_user"].as_f64().unwrap();
+        assert_close(&u["decode_tokens_per_s_low"], value / (1.0 + v.p90));
+        assert_close(&u["decode_tokens_per_s_high"], value / (1.0 + v.p10));
+        // SGLang: no usable published row, so no band.
+        let j = run_json("sglang");
+        let u = &j["uncertainty"];
+        assert_eq!(u["speed_validated"], false);
+        assert_eq!(u["decode_tokens_per_s_low"], u["decode_tokens_per_s_high"]);
+    }
+
+    #[test]
     fn plan_text_shows_the_cores_numbers_in_the_chosen_units() {
         let p = core_plan(&inputs("qwen2.5-7b", "l4"));
         for (flag, u) in [(None, Units::Binary), (Some("--decimal"), Units::Decimal)] {
