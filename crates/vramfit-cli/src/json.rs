@@ -217,6 +217,11 @@ pub struct PointJson {
     pub itl_ms: f64,
     /// What bounds the point (`vramfit_core::serving::Limit::id`).
     pub limited_by: &'static str,
+    /// Held-out band of `tokens_per_s_total` (the engine's leave-one-GPU-out p10–p90);
+    /// `null` when the engine's speed is not validated.
+    pub tokens_per_s_low: Option<f64>,
+    /// See `tokens_per_s_low`.
+    pub tokens_per_s_high: Option<f64>,
 }
 
 /// One entry of `models --json`.

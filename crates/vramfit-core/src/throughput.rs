@@ -148,6 +148,9 @@ pub struct ScalePoint {
     pub itl_ms: f64,
     /// What bounds this point.
     pub limited_by: Limit,
+    /// Held-out band of `tokens_per_s_total` for the engine ([`crate::serving::validation`]);
+    /// `None`: not validated.
+    pub tokens_per_s_band: Option<(f64, f64)>,
 }
 
 /// Throughput for each layout at a load.
@@ -194,6 +197,8 @@ pub fn scaling_curve(
                 ttft_ms: if fits { sv.ttft_ms } else { None },
                 itl_ms: if fits { sv.itl_ms } else { 0.0 },
                 limited_by: if fits { sv.limited_by } else { Limit::Memory },
+                tokens_per_s_band: crate::serving::validation(sc.flags.engine)
+                    .map(|v| v.band(total)),
             }
         })
         .collect()

@@ -47,6 +47,8 @@ pub fn run(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
             ttft_ms: p.ttft_ms,
             itl_ms: p.itl_ms,
             limited_by: p.limited_by.id(),
+            tokens_per_s_low: p.tokens_per_s_band.map(|b| b.0),
+            tokens_per_s_high: p.tokens_per_s_band.map(|b| b.1),
         })
         .collect();
     if a.plan.json {
@@ -178,6 +180,13 @@ mod tests {
             assert_eq!(g["fits"], w.fits);
             assert!(g["valid_layout"].is_boolean());
             assert!(g["comm_fraction"].is_number() && g["tokens_per_s_per_user"].is_number());
+            // vLLM (the default engine) is validated: the band is its held-out p10–p90.
+            let v = vramfit_core::serving::VALIDATION[1];
+            assert_close(&g["tokens_per_s_low"], w.tokens_per_s_total / (1.0 + v.p90));
+            assert_close(
+                &g["tokens_per_s_high"],
+                w.tokens_per_s_total / (1.0 + v.p10),
+            );
         }
     }
 
