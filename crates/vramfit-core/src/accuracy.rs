@@ -79,6 +79,22 @@ impl Rec<'_> {
     }
 }
 
+/// The `q` quantile (nearest rank) of `v`, sorting it in place; 0 when empty.
+pub(crate) fn quantile(v: &mut Vec<f64>, q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    crate::order::sort_by(v, f64::total_cmp);
+    // OK because: q in [0, 1] and the length is small.
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
+    let i = ((v.len() - 1) as f64 * q.clamp(0.0, 1.0)).round() as usize;
+    v[i]
+}
+
 /// Median, 90th percentile and worst of absolute relative errors.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Summary {
@@ -104,21 +120,12 @@ impl Summary {
         if v.is_empty() {
             return Self::default();
         }
-        crate::order::sort_by(&mut v, f64::total_cmp);
-        let pick = |q: f64| {
-            // OK because: q in [0,1] and len small.
-            #[allow(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                clippy::cast_precision_loss
-            )]
-            let i = ((v.len() - 1) as f64 * q).round() as usize;
-            v[i]
-        };
+        let median = quantile(&mut v, 0.5);
+        let p90 = quantile(&mut v, 0.9);
         Self {
             n: v.len(),
-            median: pick(0.5),
-            p90: pick(0.9),
+            median,
+            p90,
             worst: v[v.len() - 1],
         }
     }
@@ -164,7 +171,8 @@ pub struct MemRow {
     pub source: String,
 }
 
-fn rel(m: f64, p: f64) -> f64 {
+/// Relative error of a prediction `p` against a measurement `m` (0 when `m` is 0).
+pub(crate) fn rel(m: f64, p: f64) -> f64 {
     if m == 0.0 {
         0.0
     } else {

@@ -66,6 +66,17 @@ impl Engine {
         })
     }
 
+    /// The engine without its version (`vllm`, `sglang`, `trtllm`, `transformers`).
+    #[must_use]
+    pub fn family(self) -> &'static str {
+        match self {
+            Self::Vllm { .. } => "vllm",
+            Self::Sglang => "sglang",
+            Self::TrtLlm => "trtllm",
+            Self::Transformers => "transformers",
+        }
+    }
+
     /// Stable id.
     #[must_use]
     pub fn id(self) -> String {

@@ -23,7 +23,7 @@ use crate::catalog::{Catalog, Gpu, Model};
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::layout::{fewest_gpus, layout_problem};
 use crate::model::ModelArch;
-use crate::serving::{serve, Limit, Load, Serving, Traffic, FITTED};
+use crate::serving::{serve, Limit, Load, Serving, FITTED};
 use crate::sizing::{estimate_bytes, Estimate, Scenario};
 use crate::throughput::{Link, Speed};
 use serde::Serialize;
@@ -323,20 +323,6 @@ pub fn replica_load(w: &crate::inputs::Workload, replicas: u64) -> Load {
     }
 }
 
-/// The traffic of a scenario's workload at a load: its lengths
-/// ([`crate::throughput::traffic`]) and its prefix-cache hit rate.
-#[must_use]
-pub fn workload_traffic(s: &Scenario, load: Load) -> Traffic {
-    let mut t = crate::throughput::traffic(s, load);
-    t.prefix_hit = s
-        .workload
-        .prefix_cache_hit_rate
-        .filter(|x| x.is_finite())
-        .unwrap_or(0.0)
-        .clamp(0.0, 1.0);
-    t
-}
-
 /// The operating point of one replica of `s` (on its own link) when `replicas` replicas
 /// share the workload ([`replica_load`]), with the shipped constants.
 #[must_use]
@@ -345,7 +331,7 @@ pub fn operating_point(s: &Scenario, gpu: &Gpu, replicas: u64) -> Serving {
     serve(
         &r,
         &FITTED,
-        &workload_traffic(s, replica_load(&s.workload, replicas)),
+        &crate::throughput::traffic(s, replica_load(&s.workload, replicas)),
     )
 }
 
@@ -375,7 +361,11 @@ fn replicas_needed(s: &Scenario, gpu: &Gpu, memory: u64, targets: bool) -> Optio
     let ok = |n: u64| {
         serves(
             w,
-            &serve(&r, &FITTED, &workload_traffic(s, replica_load(w, n))),
+            &serve(
+                &r,
+                &FITTED,
+                &crate::throughput::traffic(s, replica_load(w, n)),
+            ),
             targets,
         )
     };

@@ -294,8 +294,6 @@ pub struct Replica {
     pub max_num_batched_tokens: f64,
     /// Whether a request reserves its whole length (TensorRT-LLM `GUARANTEED_NO_EVICT`).
     pub reserve_full: bool,
-    /// Whether the engine's step loop is C++ (TensorRT-LLM) rather than Python.
-    pub cpp_runtime: bool,
     /// Attention data-parallel ranks sharing the experts (`--data-parallel-size` with
     /// `--enable-expert-parallel`, the "DEP" layouts); 1 otherwise. Every field above is then
     /// one rank's: its own requests, KV and dense weights, `1/dp` of the experts.
@@ -754,7 +752,6 @@ impl Replica {
             max_num_seqs: f(seqs.max(1)),
             max_num_batched_tokens: f(tokens.max(1)),
             reserve_full: trt,
-            cpp_runtime: trt,
             dp: 1.0,
             cuda_graphs: true,
             precision,
@@ -892,10 +889,9 @@ pub const HELD_OUT: HeldOut = HeldOut {
 /// The validation of an engine's speed, `None` when no measurement covers it.
 #[must_use]
 pub fn validation(engine: crate::engine::Engine) -> Option<&'static Validation> {
-    let id = engine.id();
     VALIDATION
         .iter()
-        .find(|v| id.starts_with(v.engine) && v.rows > 0)
+        .find(|v| v.engine == engine.family() && v.rows > 0)
 }
 
 #[cfg(test)]
@@ -925,7 +921,6 @@ mod tests {
             max_num_seqs: 256.0,
             max_num_batched_tokens: 8192.0,
             reserve_full: false,
-            cpp_runtime: false,
             dp: 1.0,
             cuda_graphs: true,
             precision: Precision::Bits16,

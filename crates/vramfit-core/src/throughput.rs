@@ -69,7 +69,7 @@ pub struct Speed {
     pub serving: Serving,
 }
 
-/// The traffic of a scenario's workload at a load.
+/// The traffic of a scenario's workload at a load: its lengths and its prefix-cache hit rate.
 #[must_use]
 pub fn traffic(s: &Scenario, load: Load) -> Traffic {
     Traffic {

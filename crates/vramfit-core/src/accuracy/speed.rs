@@ -485,15 +485,19 @@ pub fn held_out(cs: &[Case], start: Constants, key: fn(&Case) -> &str) -> Vec<f6
 /// over `tokens/s at the fewest GPUs of the series`, from per-case predictions.
 #[must_use]
 pub fn speedups(cs: &[Case], pred: &[f64]) -> Vec<(usize, usize, f64, f64)> {
+    // Each case's series once, and the case with the fewest GPUs per series.
+    let keys: Vec<String> = cs.iter().map(Case::series).collect();
+    let mut fewest: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for (i, k) in keys.iter().enumerate() {
+        let e = fewest.entry(k.as_str()).or_insert(i);
+        if cs[i].gpus() < cs[*e].gpus() {
+            *e = i;
+        }
+    }
     let mut out = Vec::new();
     for (i, a) in cs.iter().enumerate() {
-        let key = a.series();
-        let fewest = cs
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.series() == key)
-            .min_by_key(|(_, b)| b.gpus());
-        let Some((j, base)) = fewest else { continue };
+        let j = fewest[keys[i].as_str()];
+        let base = &cs[j];
         if j == i || base.gpus() == a.gpus() || pred[j] <= 0.0 || pred[i] <= 0.0 {
             continue;
         }

@@ -3,16 +3,8 @@
 //! fill, and the gate `vramfit accuracy --check` runs ([`check`]).
 
 use super::speed::{cases, fit, held_out, loss, predict, speedups, Case};
-use crate::engine::Engine;
+use super::{quantile, rel};
 use crate::serving::{serve, Constants, Load, Traffic};
-
-fn rel(measured: f64, predicted: f64) -> f64 {
-    if measured > 0.0 {
-        (predicted - measured) / measured
-    } else {
-        0.0
-    }
-}
 
 /// Throughput errors: in-sample (the shipped constants), leave-one-GPU-out and
 /// leave-one-model-out, for tokens/s and for speed-up ratios.
@@ -55,28 +47,24 @@ impl SpeedReport {
     /// Errors of a prediction set over the fitted-on cases (no caveat), optionally one GPU.
     #[must_use]
     pub fn summary(&self, pred: &[f64], gpu: Option<&str>) -> super::Summary {
-        let errs: Vec<f64> = self
-            .cases
+        super::Summary::of(&self.errors(pred, |c| gpu.is_none_or(|g| c.gpu == g)))
+    }
+
+    /// Signed errors of a prediction set over the fitted-on cases that `keep` selects.
+    #[must_use]
+    pub fn errors(&self, pred: &[f64], keep: impl Fn(&Case) -> bool) -> Vec<f64> {
+        self.cases
             .iter()
             .zip(pred)
-            .filter(|(c, _)| !c.caveat && gpu.is_none_or(|g| c.gpu == g))
+            .filter(|(c, _)| !c.caveat && keep(c))
             .map(|(c, p)| rel(c.measured, *p))
-            .collect();
-        super::Summary::of(&errs)
+            .collect()
     }
 
     /// Signed median error of a prediction set for one GPU.
     #[must_use]
     pub fn signed_median(&self, pred: &[f64], gpu: &str) -> f64 {
-        let mut errs: Vec<f64> = self
-            .cases
-            .iter()
-            .zip(pred)
-            .filter(|(c, _)| !c.caveat && c.gpu == gpu)
-            .map(|(c, p)| rel(c.measured, *p))
-            .collect();
-        crate::order::sort_by(&mut errs, f64::total_cmp);
-        errs.get(errs.len() / 2).copied().unwrap_or(0.0)
+        quantile(&mut self.errors(pred, |c| c.gpu == gpu), 0.5)
     }
 
     /// Speed-up ratio errors of a prediction set.
@@ -140,30 +128,6 @@ pub fn headline_lines(
     s
 }
 
-fn engine_class(e: Engine) -> &'static str {
-    match e {
-        Engine::TrtLlm => "trtllm",
-        Engine::Vllm { .. } => "vllm",
-        Engine::Sglang => "sglang",
-        Engine::Transformers => "transformers",
-    }
-}
-
-fn signed_quantile(v: &mut Vec<f64>, q: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    crate::order::sort_by(v, f64::total_cmp);
-    // OK because: q in [0, 1] and the length is small.
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
-    let i = ((v.len() - 1) as f64 * q).round() as usize;
-    v[i]
-}
-
 /// Leave-one-GPU-out validation per engine class (what [`crate::serving::VALIDATION`]
 /// ships): (engine, rows, GPUs, median |error|, signed p10, signed p90).
 #[must_use]
@@ -173,7 +137,7 @@ pub fn validation(r: &SpeedReport) -> Vec<(&'static str, usize, usize, f64, f64,
         let mut errs = Vec::new();
         let mut gpus: Vec<&str> = Vec::new();
         for (c, p) in r.cases.iter().zip(&r.logo) {
-            if c.caveat || engine_class(c.engine) != engine {
+            if c.caveat || c.engine.family() != engine {
                 continue;
             }
             errs.push(rel(c.measured, *p));
@@ -182,8 +146,8 @@ pub fn validation(r: &SpeedReport) -> Vec<(&'static str, usize, usize, f64, f64,
         gpus.sort_unstable();
         gpus.dedup();
         let med = super::Summary::of(&errs).median;
-        let p10 = signed_quantile(&mut errs.clone(), 0.1);
-        let p90 = signed_quantile(&mut errs.clone(), 0.9);
+        let p10 = quantile(&mut errs.clone(), 0.1);
+        let p90 = quantile(&mut errs.clone(), 0.9);
         out.push((engine, errs.len(), gpus.len(), med, p10, p90));
     }
     out
@@ -275,16 +239,7 @@ The app's speed bands are the leave-one-GPU-out 10th–90th percentiles per engi
     models.sort_unstable();
     models.dedup();
     for m in models {
-        let pick = |pred: &[f64]| {
-            let e: Vec<f64> = r
-                .cases
-                .iter()
-                .zip(pred)
-                .filter(|(c, _)| !c.caveat && c.model == m)
-                .map(|(c, p)| rel(c.measured, *p))
-                .collect();
-            super::Summary::of(&e)
-        };
+        let pick = |pred: &[f64]| super::Summary::of(&r.errors(pred, |c| c.model == m));
         let a = pick(&r.in_sample);
         let b = pick(&r.lomo);
         if a.n == 0 {
@@ -335,7 +290,7 @@ The app's speed bands are the leave-one-GPU-out 10th–90th percentiles per engi
             (
                 c.gpu.clone(),
                 c.model.clone(),
-                engine_class(c.engine),
+                c.engine.family(),
                 c.precision.clone(),
             )
         })
@@ -344,21 +299,10 @@ The app's speed bands are the leave-one-GPU-out 10th–90th percentiles per engi
     keys.dedup();
     for (g, m, e, p) in keys {
         let pick = |pred: &[f64]| {
-            let mut v: Vec<f64> = r
-                .cases
-                .iter()
-                .zip(pred)
-                .filter(|(c, _)| {
-                    !c.caveat
-                        && c.gpu == g
-                        && c.model == m
-                        && engine_class(c.engine) == e
-                        && c.precision == p
-                })
-                .map(|(c, x)| rel(c.measured, *x))
-                .collect();
-            let n = v.len();
-            (n, signed_quantile(&mut v, 0.5))
+            let mut v = r.errors(pred, |c| {
+                c.gpu == g && c.model == m && c.engine.family() == e && c.precision == p
+            });
+            (v.len(), quantile(&mut v, 0.5))
         };
         let (n, a) = pick(&r.in_sample);
         let _ = writeln!(
