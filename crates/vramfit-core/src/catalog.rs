@@ -282,6 +282,20 @@ pub struct QuantizedRepo {
     pub group_size: Option<u64>,
 }
 
+/// A GGUF repository for llama.cpp (`llama-server -hf REPO:QUANT`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+pub struct GgufRepo {
+    /// Hugging Face repo id.
+    pub repo: String,
+    /// The llama.cpp quantization tags it publishes (`Q4_K_M`, `Q8_0`, `F16`, ...), as far
+    /// as the source shows files for them.
+    pub quants: Vec<String>,
+    /// Where the repo and its files are named.
+    #[serde(default)]
+    pub source: String,
+}
+
 /// Parameters outside the text decoder.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(test, derive(serde::Deserialize))]
@@ -316,6 +330,9 @@ pub struct Model {
     /// Quantized repos.
     #[serde(default)]
     pub quantized_repos: Vec<QuantizedRepo>,
+    /// GGUF repos for llama.cpp, official ones first (see [`Model::gguf_repo`]).
+    #[serde(default)]
+    pub gguf_repos: Vec<GgufRepo>,
     /// Dtype of the official checkpoint.
     pub stored_dtype: String,
     /// The `config.json` fields, verbatim.
@@ -355,6 +372,16 @@ impl Model {
         let mut a = ModelArch::from_config(&self.config)?;
         a.extra_params = self.parameters_non_text.as_ref().map_or(0, |n| n.count);
         Ok(a)
+    }
+
+    /// The first GGUF repo that publishes quantization `quant` (`Q4_K_M`, `Q8_0`, `BF16`;
+    /// case-insensitive), for `llama-server -hf REPO:QUANT`.
+    #[must_use]
+    pub fn gguf_repo(&self, quant: &str) -> Option<&str> {
+        self.gguf_repos
+            .iter()
+            .find(|g| g.quants.iter().any(|q| q.eq_ignore_ascii_case(quant)))
+            .map(|g| g.repo.as_str())
     }
 
     /// The format the official checkpoint loads in.

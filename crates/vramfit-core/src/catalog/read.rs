@@ -7,7 +7,7 @@
 //! `null`, a field with a default may be missing, and anything else names the field. The unit
 //! test below checks them against the derived `Deserialize` on every catalog file.
 
-use super::{DenseTflops, Gpu, Interconnect, Model, NonTextParams, Price, QuantizedRepo};
+use super::{DenseTflops, GgufRepo, Gpu, Interconnect, Model, NonTextParams, Price, QuantizedRepo};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 
@@ -245,6 +245,7 @@ pub(super) fn model(v: &mut Value) -> Result<Model, String> {
         vendor: o.str("vendor"),
         hf_repo_ids: o.strs("hf_repo_ids"),
         quantized_repos: o.list("quantized_repos", quantized_repo),
+        gguf_repos: o.list("gguf_repos", gguf_repo),
         stored_dtype: o.str("stored_dtype"),
         config,
         config_verbatim: o
@@ -269,6 +270,16 @@ fn quantized_repo(v: &Value) -> Result<QuantizedRepo, String> {
         group_size: o.opt_u64("group_size"),
     };
     o.done(q)
+}
+
+fn gguf_repo(v: &Value) -> Result<GgufRepo, String> {
+    let o = Obj::of(v)?;
+    let g = GgufRepo {
+        repo: o.str("repo"),
+        quants: o.strs("quants"),
+        source: o.opt_str("source").unwrap_or_default(),
+    };
+    o.done(g)
 }
 
 fn non_text(v: &Value) -> Result<NonTextParams, String> {
@@ -300,6 +311,98 @@ mod tests {
             n += derived.len();
         }
         assert!(n > 100, "{n} entries");
+    }
+
+    /// llama.cpp's quantization names (`llama-quantize --help`, the ggml types of the
+    /// files), and Unsloth's dynamic `UD-` variants of them, as `-hf REPO:TAG` takes them.
+    const GGUF_QUANTS: [&str; 30] = [
+        "F32", "F16", "BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q5_K_S", "Q5_0", "Q5_1", "Q4_K_M",
+        "Q4_K_S", "Q4_0", "Q4_1", "Q3_K_L", "Q3_K_M", "Q3_K_S", "Q2_K", "IQ4_XS", "IQ4_NL",
+        "IQ3_M", "IQ3_XS", "IQ3_XXS", "IQ2_M", "IQ2_XS", "IQ2_XXS", "IQ1_M", "IQ1_S", "MXFP4",
+        "TQ1_0", "Q8_K_XL",
+    ];
+
+    fn known_quant(q: &str) -> bool {
+        let base = q.strip_prefix("UD-").unwrap_or(q);
+        GGUF_QUANTS.contains(&base)
+            || (q.starts_with("UD-") && base.ends_with("_K_XL") && base.len() == 7)
+    }
+
+    /// Every GGUF repo names an `owner/name`, llama.cpp quant tags and a source.
+    #[test]
+    fn gguf_repos_are_repo_ids_with_known_quants_and_a_source() {
+        let c = super::super::Catalog::load().expect("catalog");
+        let mut n = 0;
+        for m in &c.models {
+            for g in &m.gguf_repos {
+                let parts: Vec<&str> = g.repo.split('/').collect();
+                assert!(
+                    parts.len() == 2
+                        && parts.iter().all(|p| !p.is_empty()
+                            && p.bytes()
+                                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))),
+                    "{}: repo `{}` is not owner/name",
+                    m.id,
+                    g.repo
+                );
+                assert!(!g.quants.is_empty(), "{}: {} lists no quants", m.id, g.repo);
+                for q in &g.quants {
+                    assert!(
+                        known_quant(q),
+                        "{}: {}: unknown quant tag `{q}`",
+                        m.id,
+                        g.repo
+                    );
+                }
+                assert!(
+                    !g.source.trim().is_empty(),
+                    "{}: {} has no source",
+                    m.id,
+                    g.repo
+                );
+                n += 1;
+            }
+        }
+        assert!(n > 50, "{n} GGUF repos");
+        assert!(known_quant("UD-Q4_K_XL") && !known_quant("q4") && !known_quant("fp16"));
+    }
+
+    /// `Model::gguf_repo` gives the first repo that lists the quant, ignoring case.
+    #[test]
+    fn gguf_repo_is_the_first_repo_with_the_quant() {
+        let c = super::super::Catalog::load().expect("catalog");
+        let model = |id: &str| c.models.iter().find(|m| m.id == id).expect(id);
+        let llama = model("llama-3.1-8b");
+        assert_eq!(
+            llama.gguf_repo("Q4_K_M"),
+            Some("lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF")
+        );
+        assert_eq!(
+            llama.gguf_repo("q8_0"),
+            Some("lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF")
+        );
+        assert_eq!(llama.gguf_repo("BF16"), None);
+        let qwen = model("qwen3-8b");
+        assert_eq!(qwen.gguf_repo("Q4_K_M"), Some("Qwen/Qwen3-8B-GGUF"));
+        assert_eq!(qwen.gguf_repo("Q8_0"), Some("unsloth/Qwen3-8B-GGUF"));
+        assert_eq!(qwen.gguf_repo("BF16"), Some("unsloth/Qwen3-8B-GGUF"));
+        assert_eq!(model("kimi-k2").gguf_repo("Q4_K_M"), None);
+    }
+
+    #[test]
+    fn a_gguf_repo_without_a_repo_names_the_field() {
+        let (path, text) = MODEL_FILES[0];
+        let mut v: Value = serde_json::from_str(text).expect(path);
+        let first = v[0].clone();
+        let mut item = first.clone();
+        item["gguf_repos"] = serde_json::json!([{"quants": ["Q8_0"], "source": "s"}]);
+        let id = first["id"].as_str().expect("id").to_owned();
+        v = Value::Array(vec![item]);
+        let e = entries("models/t.json", &v.to_string(), model).expect_err("no repo");
+        assert_eq!(
+            e,
+            format!("catalog models/t.json: entry 0 (`{id}`): `gguf_repos[0]`: missing `repo`")
+        );
     }
 
     #[test]
