@@ -41,6 +41,13 @@ fn slim(v: &mut serde_json::Value, keys: &std::collections::BTreeSet<String>) {
                     p.remove("purchase_source");
                     p.remove("cloud_source");
                 }
+                if let Some(serde_json::Value::Array(g)) = m.get_mut("gguf_repos") {
+                    for r in g {
+                        if let serde_json::Value::Object(r) = r {
+                            r.remove("source");
+                        }
+                    }
+                }
                 if let Some(serde_json::Value::Object(n)) = m.get_mut("parameters_non_text") {
                     n.insert("how".into(), serde_json::Value::String(String::new()));
                 }

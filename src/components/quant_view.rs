@@ -24,7 +24,7 @@ pub fn QuantView() -> impl IntoView {
                     .iter()
                     .map(|r| {
                         let gpus = if r.gpus_per_replica == 0 {
-                            "does not fit".to_string()
+                            r.outcome.clone()
                         } else {
                             r.total_gpus.to_string()
                         };
@@ -44,8 +44,8 @@ pub fn QuantView() -> impl IntoView {
                                 <td>{fmt_bytes(r.estimate.weights_bytes, u)}</td>
                                 <td>{gpus}</td>
                                 <td>{saving}</td>
-                                <td>{fmt_count(r.estimate.max_model_len_fit)}</td>
-                                <td>{fmt_num(r.decode_tokens_per_s, 1)}</td>
+                                <td>{if r.gpus_per_replica == 0 { "–".to_string() } else { fmt_count(r.estimate.max_model_len_fit) }}</td>
+                                <td>{r.decode_tokens_per_s.map_or_else(|| "–".to_string(), |d| fmt_num(d, 1))}</td>
                                 <td class="vf-caveat">{r.caveat}</td>
                             </tr>
                         }

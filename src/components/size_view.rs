@@ -14,7 +14,7 @@ fn fit_class(f: Fit) -> &'static str {
     match f {
         Fit::Fits => "vf-verdict vf-ok",
         Fit::FitsWithQueueing => "vf-verdict vf-warn",
-        Fit::KvTooSmall | Fit::WeightsTooLarge => "vf-verdict vf-bad",
+        Fit::KvTooSmall | Fit::WeightsTooLarge | Fit::Refused => "vf-verdict vf-bad",
     }
 }
 
@@ -84,22 +84,24 @@ pub fn SizeView() -> impl IntoView {
             p.formats
                 .iter()
                 .map(|r| {
-                    let gpus = if r.gpus_per_replica == 0 {
-                        "does not fit".to_string()
-                    } else {
+                    let fits = r.gpus_per_replica > 0;
+                    let gpus = if fits {
                         format!(
                             "{} (TP{}×PP{})",
                             r.total_gpus, r.tensor_parallel_size, r.pipeline_parallel_size
                         )
+                    } else {
+                        r.outcome.clone()
                     };
+                    let dash = || "–".to_string();
                     view! {
                         <tr data-testid=format!("format-{}", r.format.id())>
                             <th scope="row">{r.format.id()}</th>
                             <td>{fmt_bytes(r.model_weights_bytes, u)}</td>
-                            <td>{gpus}</td>
-                            <td>{fmt_count(r.estimate.max_model_len_fit)}</td>
-                            <td>{fmt_num(r.estimate.max_concurrency_workload, 1)}</td>
-                            <td>{fmt_num(r.decode_tokens_per_s, 1)}</td>
+                            <td data-testid="format-outcome">{gpus}</td>
+                            <td>{if fits { fmt_count(r.estimate.max_model_len_fit) } else { dash() }}</td>
+                            <td>{if fits { fmt_num(r.estimate.max_concurrency_workload, 1) } else { dash() }}</td>
+                            <td>{r.decode_tokens_per_s.map_or_else(dash, |d| fmt_num(d, 1))}</td>
                             <td class="vf-caveat">{r.caveat}</td>
                         </tr>
                     }
@@ -114,10 +116,27 @@ pub fn SizeView() -> impl IntoView {
     });
     let cmds = move || {
         ok.get().map(|p| {
-            commands::all(&p)
+            let notes = commands::notes(&p)
                 .into_iter()
-                .map(|(name, text)| view! { <div class="vf-cmd"><div class="vf-cmd-name">{name}</div><pre><code>{text}</code></pre></div> })
-                .collect_view()
+                .map(|n| view! { <li>{n}</li> })
+                .collect_view();
+            let list = commands::all(&p)
+                .into_iter()
+                .map(|c| view! { <div class="vf-cmd" data-testid=format!("command-{}", c.id)><div class="vf-cmd-name">{c.label}</div><pre><code>{c.text}</code></pre></div> })
+                .collect_view();
+            view! { <ul class="vf-notes" data-testid="command-notes">{notes}</ul>{list} }
+        })
+    };
+    let fixes = move || {
+        ok.with(|p| {
+            p.as_ref().filter(|p| !p.fixes.is_empty()).map(|p| {
+                let items = p
+                    .fixes
+                    .iter()
+                    .map(|f| view! { <li data-testid="fix">{f.to_string()}<span class="vf-fix-outcome">{format!(" — {}", f.outcome())}</span></li> })
+                    .collect_view();
+                view! { <div class="vf-fixes"><p>"Checked fixes (each planned again and starts):"</p><ul data-testid="fixes">{items}</ul></div> }
+            })
         })
     };
     let copy_link = move |_| {
@@ -133,8 +152,9 @@ pub fn SizeView() -> impl IntoView {
         <div class="vf-size">
             {move || st.plan.get().err().map(|e| view! { <p class="vf-verdict vf-bad" role="alert">{e}</p> })}
             {move || ok.get().map(|p| view! {
-                <p class=fit_class(p.estimate.fit) data-testid="verdict">{p.estimate.verdict.to_string()}</p>
+                <p class=fit_class(p.estimate.fit) data-testid="verdict">{p.verdict.clone()}</p>
             })}
+            {fixes}
             <div class="vf-figures">
                 <Figure label="Weights per GPU" testid="weights-per-gpu" help="Weights on one GPU at this layout"
                     value=txt(|p, u| fmt_bytes(p.estimate.weights_bytes, u))
@@ -145,21 +165,40 @@ pub fn SizeView() -> impl IntoView {
                 <Figure label="Total per GPU (nvidia-smi)" testid="total-per-gpu" help="What nvidia-smi will show once serving: budget + CUDA graphs + context"
                     value=txt(|p, u| fmt_bytes(p.estimate.nvidia_smi_bytes, u))
                     detail=txt(|p, u| format!("of {} usable", fmt_bytes(p.estimate.gpu_total_bytes, u)))/>
-                <Figure label="GPUs needed" testid="gpus-needed" help="Tensor × pipeline parallel × replicas for the workload"
-                    value=txt(|p, _| p.gpus_needed.to_string())
-                    detail=txt(|p, _| format!("TP {} × PP {} × {} replica(s){}", p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, if p.layout_auto { " (auto)" } else { "" }))/>
+                <Figure label="GPUs needed" testid="gpus-needed" help="The fewest GPUs (tensor × pipeline parallel × replicas) that start the plan and hold the workload"
+                    value=txt(|p, _| p.needed.map_or_else(|| "none fits".to_string(), |n| n.to_string()))
+                    detail=txt(|p, _| match (&p.run, p.needed) {
+                        (Some(_), _) => format!("TP {} × PP {} × {} replica(s) ({})", p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, if p.layout_auto { "chosen: fewest GPUs" } else { "as given" }),
+                        (None, Some(_)) => format!("TP {} × PP {} as given does not start", p.tensor_parallel_size, p.pipeline_parallel_size),
+                        (None, None) => "no layout vramfit tries (TP ≤ 8 × PP ≤ 16) starts it".to_string(),
+                    })/>
                 <Figure label="Longest context" testid="max-context" help="Longest single request the KV pool holds (capped at the model's max_position_embeddings)"
-                    value=txt(|p, _| format!("{} tokens", fmt_count(p.estimate.max_model_len_fit)))
-                    detail=txt(|p, _| format!("range {}–{} tokens", fmt_num(p.max_context_band.low, 0), fmt_num(p.max_context_band.high, 0)))/>
+                    value=txt(|p, _| match (&p.run, p.context_fix()) {
+                        (Some(_), _) => format!("{} tokens", fmt_count(p.estimate.max_model_len_fit)),
+                        (None, Some(l)) => format!("fits at ≤ {} tokens", fmt_count(l)),
+                        (None, None) => p.outcome(),
+                    })
+                    detail=txt(|p, _| if p.run.is_some() { format!("range {}–{} tokens", fmt_num(p.max_context_band.low, 0), fmt_num(p.max_context_band.high, 0)) } else { format!("does not start at {} tokens", fmt_count(p.estimate.max_model_len)) })/>
                 <Figure label="Max concurrency" testid="max-concurrency" help="Requests of max_model_len tokens that fit at once (vLLM's 'Maximum concurrency')"
-                    value=txt(|p, _| fmt_num(p.estimate.max_concurrency, 2))
-                    detail=txt(|p, _| format!("range {}–{} · {} requests of {} tokens (prompt + output)", fmt_num(p.max_concurrency_band.low, 1), fmt_num(p.max_concurrency_band.high, 1), fmt_num(p.estimate.max_concurrency_workload, 1), fmt_count(p.workload_tokens)))/>
+                    value=txt(|p, _| match (&p.run, p.context_fix()) {
+                        (Some(_), _) => fmt_num(p.estimate.max_concurrency, 2),
+                        (None, Some(l)) => format!("fits at ≤ {} tokens", fmt_count(l)),
+                        (None, None) => p.outcome(),
+                    })
+                    detail=txt(|p, _| if p.run.is_some() { format!("range {}–{} · {} requests of {} tokens (prompt + output)", fmt_num(p.max_concurrency_band.low, 1), fmt_num(p.max_concurrency_band.high, 1), fmt_num(p.estimate.max_concurrency_workload, 1), fmt_count(p.workload_tokens)) } else { "none: the server does not start".to_string() })/>
                 <Figure label="Decode tokens/s per user" testid="decode-tokens-per-s" help="Decode speed each user sees (1 / inter-token latency) from the serving model of continuous batching at the workload's concurrency or request rate"
-                    value=txt(|p, _| fmt_num(p.speed.decode_tokens_per_s_per_user, 1))
-                    detail=txt(|p, _| if p.speed_validated { format!("{} tok/s total · TTFT {} ms ({}–{}) · held-out range {}–{} · limited by {}", fmt_num(p.total_decode_tokens_per_s, 0), fmt_ms(p.speed.ttft_s), fmt_ms(p.ttft_band.low), fmt_ms(p.ttft_band.high), fmt_num(p.decode_band.low, 1), fmt_num(p.decode_band.high, 1), p.limited_by) } else { format!("{} tok/s total · TTFT {} ms · not validated for {} (no published measurement) · limited by {}", fmt_num(p.total_decode_tokens_per_s, 0), fmt_ms(p.speed.ttft_s), p.engine, p.limited_by) })/>
+                    value=txt(|p, _| p.run.as_ref().map_or_else(|| "–".to_string(), |r| fmt_num(r.speed.decode_tokens_per_s_per_user, 1)))
+                    detail=txt(|p, _| match &p.run {
+                        None => "no speed: the server does not start".to_string(),
+                        Some(r) if p.speed_validated => format!("{} tok/s total · TTFT {} ms ({}–{}) · held-out range {}–{} · limited by {}", fmt_num(r.total_decode_tokens_per_s, 0), fmt_ms(r.speed.ttft_s), fmt_ms(r.ttft_band.low), fmt_ms(r.ttft_band.high), fmt_num(r.decode_band.low, 1), fmt_num(r.decode_band.high, 1), r.limited_by),
+                        Some(r) => format!("{} tok/s total · TTFT {} ms · not validated for {} (no published measurement) · limited by {}", fmt_num(r.total_decode_tokens_per_s, 0), fmt_ms(r.speed.ttft_s), p.engine, r.limited_by),
+                    })/>
                 <Figure label="Cost" testid="cost" help="Purchase price and cloud on-demand price of the GPUs"
-                    value=txt(|p, _| p.cost.purchase_usd.map_or("–".into(), fmt_usd))
-                    detail=txt(|p, _| format!("{}/h · {} per M tokens", p.cost.cloud_usd_per_hour.map_or("–".into(), fmt_usd), p.cost.usd_per_million_tokens.map_or("–".into(), fmt_usd)))/>
+                    value=txt(|p, _| p.run.as_ref().and_then(|r| r.cost.purchase_usd).map_or("–".into(), fmt_usd))
+                    detail=txt(|p, _| match &p.run {
+                        Some(r) => format!("{}/h · {} per M tokens", r.cost.cloud_usd_per_hour.map_or("–".into(), fmt_usd), r.cost.usd_per_million_tokens.map_or("–".into(), fmt_usd)),
+                        None => "no cost: the server does not start".to_string(),
+                    })/>
             </div>
             <div class="vf-chart" data-testid="memory-chart" inner_html=chart></div>
             <table class="vf-table" data-testid="breakdown">

@@ -111,6 +111,14 @@ pub struct PlanArgs {
     /// --enable-expert-parallel (MoE experts split by expert over the TP ranks).
     #[arg(long = "enable-expert-parallel")]
     pub enable_expert_parallel: bool,
+    /// Print only the launch command of one engine, ready to paste: vllm, sglang, trtllm,
+    /// transformers, llama_cpp (the plan's, or the plan with its first fix when it does not
+    /// start).
+    #[arg(long = "print-command", value_parser = ["vllm", "sglang", "trtllm", "transformers", "llama_cpp"])]
+    pub print_command: Option<String>,
+    /// As VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: accept a --max-model-len above the model's maximum.
+    #[arg(long = "allow-long-max-model-len")]
+    pub allow_long_max_model_len: bool,
     /// Target decode tokens/s per user (picks a wider layout if needed).
     #[arg(long = "target-tokens-per-s")]
     pub target_tokens_per_s: Option<f64>,

@@ -57,5 +57,6 @@ pub fn inputs_of(a: &PlanArgs) -> Res<Inputs> {
             .map_err(usage)?;
     }
     i.flags.expert_parallel = a.enable_expert_parallel;
+    i.flags.allow_long_max_model_len = a.allow_long_max_model_len;
     Ok(i)
 }

@@ -7,39 +7,68 @@ use vramfit_core::model::ModelArch;
 use vramfit_core::plan::Plan;
 use vramfit_core::sizing::Fit;
 
-/// `plan --json` and `check --json`.
+/// `plan --json` and `check --json`. A plan that does not start has no speed and no cost
+/// fields (they are left out, not zero), a `fix` and `fixes` instead.
 #[derive(Serialize)]
 pub struct PlanJson<'a> {
     pub fits: bool,
-    pub verdict: String,
+    pub verdict: &'a str,
     pub fit: Fit,
+    /// What the engine refuses (`null` when it does not refuse).
+    pub refusal: Option<vramfit_core::sizing::Refusal>,
     pub model: &'a str,
     pub gpu: &'a str,
     pub format: &'a str,
     pub engine: &'a str,
     pub tensor_parallel_size: u64,
     pub pipeline_parallel_size: u64,
+    /// Whether vramfit chose the layout (no `--tensor-parallel-size` / `--pipeline-parallel-size`).
+    pub layout_auto: bool,
     pub replicas: u64,
-    pub gpus_needed: u64,
+    /// GPUs of the fewest layout that starts (`needed`); `null` when none does.
+    pub gpus_needed: Option<u64>,
+    /// The fewest layout that starts: the plan's own when it starts.
+    pub needed: Option<vramfit_core::plan::Needed>,
+    /// The first checked fix, under these same field names; `null` when the plan starts.
+    pub fix: Option<vramfit_core::plan::Fix>,
+    /// Every checked fix (each starts when applied).
+    pub fixes: &'a [vramfit_core::plan::Fix],
     pub per_gpu: PerGpuJson,
-    pub decode_tokens_per_s_per_user: f64,
-    pub decode_tokens_per_s_total: f64,
-    pub ttft_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_tokens_per_s_per_user: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_tokens_per_s_total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttft_s: Option<f64>,
     /// What bounds the answer (`vramfit_core::plan::limit_of`).
-    pub limited_by: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limited_by: Option<&'a str>,
     /// Inter-token latency of one replica at its share of the workload, ms.
-    pub itl_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub itl_ms: Option<f64>,
     /// Time to first token, ms; `null` when the queue grows without bound.
-    pub ttft_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<Option<f64>>,
     /// End-to-end latency of one request, ms; `null` as `ttft_ms`.
-    pub e2e_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub e2e_ms: Option<Option<f64>>,
     /// Requests per second all replicas complete.
-    pub requests_per_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requests_per_s: Option<f64>,
     pub parameters: u64,
     pub active_parameters: u64,
-    pub cost: &'a vramfit_core::plan::Cost,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<&'a vramfit_core::plan::Cost>,
     pub uncertainty: UncertaintyJson,
     pub formats: Vec<FormatJson>,
+    /// Launch commands by engine (`vllm`, `sglang`, `trtllm`, `transformers`, `llama_cpp`),
+    /// for the plan or, when it does not start, the plan with `fix` applied; `null` when
+    /// nothing starts.
+    pub commands: Option<std::collections::BTreeMap<&'static str, String>>,
+    /// What the commands' reader must know (a fix applied, a placeholder checkpoint).
+    pub command_notes: Vec<String>,
+    /// The checkpoint the commands load.
+    pub checkpoint: Option<&'a vramfit_core::plan::Checkpoint>,
     pub warnings: &'a [String],
 }
 
@@ -70,8 +99,10 @@ pub struct UncertaintyJson {
     pub weights_bytes_high: u64,
     pub kv_pool_bytes_low: u64,
     pub kv_pool_bytes_high: u64,
-    pub decode_tokens_per_s_low: f64,
-    pub decode_tokens_per_s_high: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_tokens_per_s_low: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_tokens_per_s_high: Option<f64>,
     /// Whether published measurements validate the engine's speed; `false`: "not
     /// validated", and the decode band collapses to the value.
     pub speed_validated: bool,
@@ -87,7 +118,13 @@ pub struct FormatJson {
     pub gpus_per_replica: u64,
     pub total_gpus: u64,
     pub max_model_len_fit: u64,
-    pub decode_tokens_per_s: f64,
+    /// Left out when the format does not start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_tokens_per_s: Option<f64>,
+    /// "fits", "fits at ≤ 7,488 tokens", "needs TP 2", …
+    pub outcome: String,
+    /// The first checked fix of this format; `null` when it starts.
+    pub fix: Option<vramfit_core::plan::Fix>,
 }
 
 // OK because: band values are byte counts below 2^53.
@@ -103,18 +140,24 @@ pub fn fits(f: Fit) -> bool {
 
 pub fn plan_json(p: &Plan) -> PlanJson<'_> {
     let e = &p.estimate;
+    let run = p.run.as_ref();
     PlanJson {
         fits: fits(e.fit),
-        verdict: e.verdict.to_string(),
+        verdict: &p.verdict,
         fit: e.fit,
+        refusal: e.refusal,
         model: &p.model_id,
         gpu: &p.gpu_id,
         format: p.format.id(),
         engine: &p.engine,
         tensor_parallel_size: p.tensor_parallel_size,
         pipeline_parallel_size: p.pipeline_parallel_size,
+        layout_auto: p.layout_auto,
         replicas: p.replicas,
-        gpus_needed: p.gpus_needed,
+        gpus_needed: p.needed.map(|n| n.gpus),
+        needed: p.needed,
+        fix: p.fixes.first().copied(),
+        fixes: &p.fixes,
         per_gpu: PerGpuJson {
             gpu_total_bytes: e.gpu_total_bytes,
             budget_bytes: e.budget_bytes,
@@ -134,24 +177,25 @@ pub fn plan_json(p: &Plan) -> PlanJson<'_> {
             max_model_len_fit: e.max_model_len_fit,
             nvidia_smi_bytes: e.nvidia_smi_bytes,
         },
-        decode_tokens_per_s_per_user: p.speed.decode_tokens_per_s_per_user,
-        decode_tokens_per_s_total: p.total_decode_tokens_per_s,
-        ttft_s: p.speed.ttft_s,
-        limited_by: p.limited_by,
-        itl_ms: p.serving.itl_ms,
-        ttft_ms: p.serving.ttft_ms,
-        e2e_ms: p.serving.e2e_ms,
-        requests_per_s: p.serving.requests_per_s * vramfit_core::units::real(p.replicas),
+        decode_tokens_per_s_per_user: run.map(|r| r.speed.decode_tokens_per_s_per_user),
+        decode_tokens_per_s_total: run.map(|r| r.total_decode_tokens_per_s),
+        ttft_s: run.map(|r| r.speed.ttft_s),
+        limited_by: run.map(|r| r.limited_by),
+        itl_ms: run.map(|r| r.serving.itl_ms),
+        ttft_ms: run.map(|r| r.serving.ttft_ms),
+        e2e_ms: run.map(|r| r.serving.e2e_ms),
+        requests_per_s: run
+            .map(|r| r.serving.requests_per_s * vramfit_core::units::real(p.replicas)),
         parameters: p.parameters,
         active_parameters: p.active_parameters,
-        cost: &p.cost,
+        cost: run.map(|r| &r.cost),
         uncertainty: UncertaintyJson {
             weights_bytes_low: b(p.weights_band.low),
             weights_bytes_high: b(p.weights_band.high),
             kv_pool_bytes_low: b(p.kv_pool_band.low),
             kv_pool_bytes_high: b(p.kv_pool_band.high),
-            decode_tokens_per_s_low: p.decode_band.low,
-            decode_tokens_per_s_high: p.decode_band.high,
+            decode_tokens_per_s_low: run.map(|r| r.decode_band.low),
+            decode_tokens_per_s_high: run.map(|r| r.decode_band.high),
             speed_validated: p.speed_validated,
         },
         formats: p
@@ -167,8 +211,18 @@ pub fn plan_json(p: &Plan) -> PlanJson<'_> {
                 total_gpus: r.total_gpus,
                 max_model_len_fit: r.estimate.max_model_len_fit,
                 decode_tokens_per_s: r.decode_tokens_per_s,
+                outcome: r.outcome.clone(),
+                fix: r.fix,
             })
             .collect(),
+        commands: p.launch.as_ref().map(|_| {
+            vramfit_core::commands::all(p)
+                .into_iter()
+                .map(|c| (c.id, c.text))
+                .collect()
+        }),
+        command_notes: vramfit_core::commands::notes(p),
+        checkpoint: p.launch.as_ref().map(|l| &l.checkpoint),
         warnings: &p.warnings,
     }
 }

@@ -49,10 +49,10 @@ pub fn cheapest(cat: &crate::catalog::Catalog, inputs: &crate::plan::Inputs) -> 
         let Ok(p) = crate::plan::plan(cat, &i) else {
             continue;
         };
-        if !p.estimate.fit.starts() {
+        let Some(run) = p.run.as_ref() else {
             continue;
-        }
-        let meets = crate::plan::meets_targets(&inputs.workload, &p.speed);
+        };
+        let meets = crate::plan::meets_targets(&inputs.workload, &run.speed);
         rows.push(CostRow {
             gpu_id: g.id.clone(),
             gpu_name: g.name.clone(),
@@ -60,11 +60,11 @@ pub fn cheapest(cat: &crate::catalog::Catalog, inputs: &crate::plan::Inputs) -> 
             pipeline_parallel_size: p.pipeline_parallel_size,
             replicas: p.replicas,
             total_gpus: p.gpus_needed,
-            purchase_usd: p.cost.purchase_usd,
-            cloud_usd_per_hour: p.cost.cloud_usd_per_hour,
-            usd_per_million_tokens: p.cost.usd_per_million_tokens,
-            power_w: p.cost.power_w,
-            decode_tokens_per_s_per_user: p.speed.decode_tokens_per_s_per_user,
+            purchase_usd: run.cost.purchase_usd,
+            cloud_usd_per_hour: run.cost.cloud_usd_per_hour,
+            usd_per_million_tokens: run.cost.usd_per_million_tokens,
+            power_w: run.cost.power_w,
+            decode_tokens_per_s_per_user: run.speed.decode_tokens_per_s_per_user,
             meets_target: meets,
         });
     }

@@ -1,17 +1,35 @@
-//! Ready-to-copy launch commands for the chosen layout and precision.
+//! Ready-to-paste launch commands: the plan's [`Launch`] (the plan itself, or the plan with
+//! its first checked fix when it does not start), in the checkpoint of its format.
 //!
-//! Flags as documented by each engine: `vllm serve` (vLLM engine arguments),
-//! SGLang `python -m sglang.launch_server` (`--tp`, `--mem-fraction-static`,
-//! `--context-length`, `--quantization`, `--kv-cache-dtype`), transformers
-//! `from_pretrained(..., device_map="auto", torch_dtype=...)` with bitsandbytes for 8/4-bit,
-//! and llama.cpp `llama-server` (`-c`, `-ngl`, `-np`, `--cache-type-k/v`, `--split-mode`).
+//! Flags as each engine documents them:
+//! - vLLM `vllm serve` (`vllm/engine/arg_utils.py`): `--tensor-parallel-size`,
+//!   `--pipeline-parallel-size`, `--max-model-len`, `--gpu-memory-utilization`,
+//!   `--quantization fp8` (online FP8 of a 16-bit checkpoint), `--dtype`,
+//!   `--kv-cache-dtype`, `--max-num-seqs`, `--max-num-batched-tokens`, `--block-size`,
+//!   `--enable-expert-parallel`; `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` (`vllm/envs.py`).
+//!   A pre-quantized checkpoint (AWQ, GPTQ, FP8, NVFP4, MXFP4) needs no `--quantization`:
+//!   vLLM reads `quantization_config` from its `config.json`.
+//! - SGLang `python -m sglang.launch_server` (`python/sglang/srt/server_args.py`): `--tp`,
+//!   `--pp-size`, `--context-length`, `--mem-fraction-static`, `--quantization`,
+//!   `--kv-cache-dtype fp8_e4m3`, `--max-running-requests`, `--chunked-prefill-size`;
+//!   `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`.
+//! - TensorRT-LLM `trtllm-serve` (docs `commands/trtllm-serve`): `--backend pytorch`,
+//!   `--tp_size`, `--pp_size`, `--max_seq_len`, `--max_batch_size`, `--max_num_tokens`,
+//!   `--kv_cache_free_gpu_memory_fraction`; the KV dtype through `--extra_llm_api_options`
+//!   (`kv_cache_config: dtype: fp8`). It loads pre-quantized (ModelOpt) checkpoints only.
+//! - transformers `from_pretrained(..., device_map="auto", torch_dtype=...)`; a
+//!   pre-quantized checkpoint carries its `quantization_config`.
+//! - llama.cpp `llama-server -hf REPO:QUANT` (GGUF; `-c` is split over the `-np` slots,
+//!   `-ngl`, `--split-mode layer`, `--cache-type-k/v`).
 
 use crate::dtype::{KvDtype, WeightFormat};
-use crate::plan::Plan;
+use crate::engine::Engine;
+use crate::plan::{Launch, Plan};
 
 fn shell_quote(s: &str) -> String {
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./:=@".contains(c))
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@".contains(c))
     {
         s.to_string()
     } else {
@@ -19,138 +37,245 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// The repo id to launch (first official repo id, or the catalog id).
-fn repo(p: &Plan, repos: &[String]) -> String {
-    repos.first().cloned().unwrap_or_else(|| p.model_id.clone())
+/// One launch command.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Command {
+    /// Stable id: `vllm`, `sglang`, `trtllm`, `transformers`, `llama_cpp`.
+    pub id: &'static str,
+    /// Label: `vLLM`, `SGLang`, `TensorRT-LLM`, `transformers`, `llama.cpp`.
+    pub label: &'static str,
+    /// The command (a Python snippet for transformers).
+    pub text: String,
+}
+
+/// The command ids, in the order [`all`] lists them.
+pub const IDS: [&str; 5] = ["vllm", "sglang", "trtllm", "transformers", "llama_cpp"];
+
+/// The repo the command loads: the launch's checkpoint, or a placeholder when the engine
+/// cannot quantize while loading.
+fn repo(l: &Launch, online_ok: bool) -> String {
+    let c = &l.checkpoint;
+    if c.online && !online_ok {
+        let base = c.repo.rsplit('/').next().unwrap_or(&c.repo);
+        format!("YOUR-ORG/{base}-{}", l.format.id().to_ascii_uppercase())
+    } else {
+        c.repo.clone()
+    }
+}
+
+fn line(c: &mut String, flag: &str, v: impl std::fmt::Display) {
+    c.push_str(&format!(" \\\n  {flag} {v}"));
 }
 
 /// `vllm serve …`.
 #[must_use]
-pub fn vllm(p: &Plan, repo_id: &str) -> String {
-    let mut c = format!("vllm serve {}", shell_quote(repo_id));
-    if p.tensor_parallel_size > 1 {
-        c.push_str(&format!(
-            " \\\n  --tensor-parallel-size {}",
-            p.tensor_parallel_size
-        ));
+pub fn vllm(l: &Launch) -> String {
+    let mut c = String::new();
+    if l.allow_long_max_model_len {
+        c.push_str("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 ");
     }
-    if p.pipeline_parallel_size > 1 {
-        c.push_str(&format!(
-            " \\\n  --pipeline-parallel-size {}",
-            p.pipeline_parallel_size
-        ));
+    c.push_str(&format!("vllm serve {}", shell_quote(&repo(l, true))));
+    if l.tensor_parallel_size > 1 {
+        line(&mut c, "--tensor-parallel-size", l.tensor_parallel_size);
     }
-    c.push_str(&format!(
-        " \\\n  --max-model-len {}",
-        p.estimate.max_model_len
-    ));
-    let util = crate::units::real(p.estimate.budget_bytes)
-        / crate::units::real(p.estimate.gpu_total_bytes.max(1));
-    c.push_str(&format!(" \\\n  --gpu-memory-utilization {:.2}", util));
-    match p.format {
-        WeightFormat::Fp8 => c.push_str(" \\\n  --quantization fp8"),
-        WeightFormat::Fp16 => c.push_str(" \\\n  --dtype float16"),
+    if l.pipeline_parallel_size > 1 {
+        line(&mut c, "--pipeline-parallel-size", l.pipeline_parallel_size);
+    }
+    line(&mut c, "--max-model-len", l.max_model_len);
+    line(
+        &mut c,
+        "--gpu-memory-utilization",
+        format!("{:.2}", l.gpu_memory_utilization),
+    );
+    if l.checkpoint.online {
+        line(&mut c, "--quantization", "fp8");
+    }
+    match l.format {
+        WeightFormat::Fp16 => line(&mut c, "--dtype", "float16"),
+        WeightFormat::Fp32 => line(&mut c, "--dtype", "float32"),
         _ => {}
     }
-    if p.kv_dtype == KvDtype::Fp8 {
-        c.push_str(" \\\n  --kv-cache-dtype fp8");
+    if l.kv_dtype == KvDtype::Fp8 {
+        line(&mut c, "--kv-cache-dtype", "fp8");
     }
-    c.push_str(&format!(
-        " \\\n  --max-num-seqs {}",
-        p.estimate.max_num_seqs
-    ));
+    line(&mut c, "--max-num-seqs", l.max_num_seqs);
+    line(&mut c, "--max-num-batched-tokens", l.max_num_batched_tokens);
+    if let Some(b) = l.block_size {
+        line(&mut c, "--block-size", b);
+    }
+    if l.expert_parallel {
+        c.push_str(" \\\n  --enable-expert-parallel");
+    }
     c
 }
 
 /// SGLang `launch_server`.
 #[must_use]
-pub fn sglang(p: &Plan, repo_id: &str) -> String {
-    let mut c = format!(
+pub fn sglang(l: &Launch) -> String {
+    let mut c = String::new();
+    if l.allow_long_max_model_len {
+        c.push_str("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 ");
+    }
+    c.push_str(&format!(
         "python -m sglang.launch_server --model-path {}",
-        shell_quote(repo_id)
+        shell_quote(&repo(l, true))
+    ));
+    if l.tensor_parallel_size > 1 {
+        line(&mut c, "--tp", l.tensor_parallel_size);
+    }
+    if l.pipeline_parallel_size > 1 {
+        line(&mut c, "--pp-size", l.pipeline_parallel_size);
+    }
+    line(&mut c, "--context-length", l.max_model_len);
+    line(
+        &mut c,
+        "--mem-fraction-static",
+        format!("{:.2}", l.gpu_memory_utilization),
     );
-    if p.tensor_parallel_size > 1 {
-        c.push_str(&format!(" --tp {}", p.tensor_parallel_size));
+    if l.checkpoint.online {
+        line(&mut c, "--quantization", "fp8");
     }
-    if p.pipeline_parallel_size > 1 {
-        c.push_str(&format!(" --pp-size {}", p.pipeline_parallel_size));
+    if l.format == WeightFormat::Fp16 {
+        line(&mut c, "--dtype", "float16");
     }
-    c.push_str(&format!(" --context-length {}", p.estimate.max_model_len));
-    if p.format == WeightFormat::Fp8 {
-        c.push_str(" --quantization fp8");
+    if l.kv_dtype == KvDtype::Fp8 {
+        line(&mut c, "--kv-cache-dtype", "fp8_e4m3");
     }
-    if p.kv_dtype == KvDtype::Fp8 {
-        c.push_str(" --kv-cache-dtype fp8_e4m3");
+    line(&mut c, "--max-running-requests", l.max_num_seqs);
+    line(&mut c, "--chunked-prefill-size", l.max_num_batched_tokens);
+    c
+}
+
+/// TensorRT-LLM `trtllm-serve` (PyTorch backend).
+#[must_use]
+pub fn trtllm(l: &Launch) -> String {
+    let mut c = String::new();
+    if l.kv_dtype == KvDtype::Fp8 {
+        c.push_str("printf 'kv_cache_config:\\n  dtype: fp8\\n' > kv_fp8.yaml && ");
+    }
+    c.push_str(&format!(
+        "trtllm-serve {} \\\n  --backend pytorch",
+        shell_quote(&repo(l, false))
+    ));
+    line(&mut c, "--tp_size", l.tensor_parallel_size);
+    line(&mut c, "--pp_size", l.pipeline_parallel_size);
+    line(&mut c, "--max_seq_len", l.max_model_len);
+    line(&mut c, "--max_batch_size", l.max_num_seqs);
+    line(&mut c, "--max_num_tokens", l.max_num_batched_tokens);
+    line(
+        &mut c,
+        "--kv_cache_free_gpu_memory_fraction",
+        format!("{:.2}", l.gpu_memory_utilization),
+    );
+    if l.kv_dtype == KvDtype::Fp8 {
+        line(&mut c, "--extra_llm_api_options", "kv_fp8.yaml");
     }
     c
 }
 
 /// transformers `from_pretrained`.
 #[must_use]
-pub fn transformers(p: &Plan, repo_id: &str) -> String {
-    let (dtype, extra) = match p.format {
-        WeightFormat::Fp16 => ("torch.float16", String::new()),
-        WeightFormat::Fp32 => ("torch.float32", String::new()),
-        WeightFormat::Int8W8a8 => ("torch.bfloat16", ",\n    quantization_config=BitsAndBytesConfig(load_in_8bit=True)".to_string()),
-        WeightFormat::Int4Awq | WeightFormat::Int4Gptq | WeightFormat::Nvfp4 | WeightFormat::Mxfp4 => (
-            "torch.bfloat16",
-            ",\n    quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\",\n        bnb_4bit_compute_dtype=torch.bfloat16)".to_string(),
-        ),
-        _ => ("torch.bfloat16", String::new()),
+pub fn transformers(l: &Launch) -> String {
+    let dtype = match l.format {
+        WeightFormat::Fp16 => "torch.float16",
+        WeightFormat::Fp32 => "torch.float32",
+        _ => "torch.bfloat16",
     };
-    let import = if extra.is_empty() {
-        "AutoModelForCausalLM"
+    let note = if l.checkpoint.known && !l.checkpoint.online {
+        ""
     } else {
-        "AutoModelForCausalLM, BitsAndBytesConfig"
+        "  # replace with a checkpoint in this format"
     };
     format!(
-        "import torch\nfrom transformers import {import}\nmodel = AutoModelForCausalLM.from_pretrained(\n    \"{}\",\n    device_map=\"auto\",  # splits layers over {} GPU(s)\n    torch_dtype={dtype}{extra},\n)",
-        repo_id.replace('"', ""),
-        p.tensor_parallel_size * p.pipeline_parallel_size
+        "import torch\nfrom transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained(\n    \"{}\",{note}\n    device_map=\"auto\",  # splits layers over {} GPU(s)\n    torch_dtype={dtype},\n)",
+        repo(l, false).replace(['"', '\\'], ""),
+        l.tensor_parallel_size * l.pipeline_parallel_size
     )
 }
 
 /// llama.cpp `llama-server` (GGUF).
 #[must_use]
-pub fn llama_cpp(p: &Plan, repo_id: &str) -> String {
-    let quant = match p.format {
-        WeightFormat::Int4Awq
-        | WeightFormat::Int4Gptq
-        | WeightFormat::Mxfp4
-        | WeightFormat::Nvfp4
-        | WeightFormat::Mxfp4Experts => "Q4_K_M",
-        WeightFormat::Fp8
-        | WeightFormat::Fp8Block
-        | WeightFormat::Fp8Ffn
-        | WeightFormat::Int8W8a8 => "Q8_0",
-        WeightFormat::Fp32 => "F32",
-        WeightFormat::Fp16 => "F16",
-        WeightFormat::Bf16 => "BF16",
+pub fn llama_cpp(l: &Launch) -> String {
+    let quant = l.format.gguf_quant();
+    let hf = match &l.checkpoint.gguf {
+        Some((r, q)) => format!("{r}:{q}"),
+        None => {
+            let c = &l.checkpoint.repo;
+            let base = c.rsplit('/').next().unwrap_or(c);
+            format!("YOUR-ORG/{base}-GGUF:{quant}")
+        }
     };
-    // GGUF conversions are published as `<repo>-GGUF` by many uploaders; `-hf` takes one.
+    let np = l.requests_per_replica.max(1);
     let mut c = format!(
-        "llama-server -hf {}-GGUF:{quant} \\\n  -c {} -ngl 999 -np {}",
-        shell_quote(repo_id),
-        p.estimate.max_model_len,
-        p.replicas.max(1)
+        "llama-server -hf {} \\\n  -c {} -np {np} -ngl 999",
+        shell_quote(&hf),
+        l.max_model_len.saturating_mul(np)
     );
-    if p.kv_dtype == KvDtype::Fp8 {
+    if l.kv_dtype == KvDtype::Fp8 {
         c.push_str(" --cache-type-k q8_0 --cache-type-v q8_0");
     }
-    if p.tensor_parallel_size * p.pipeline_parallel_size > 1 {
+    if l.tensor_parallel_size * l.pipeline_parallel_size > 1 {
         c.push_str(" --split-mode layer");
     }
     c
 }
 
-/// Every command, labelled, for a plan and the model's repo ids.
+/// Every command for a plan (none when nothing vramfit tried starts it).
 #[must_use]
-pub fn all(p: &Plan) -> Vec<(&'static str, String)> {
-    let r = repo(p, &p.repo_ids);
+pub fn all(p: &Plan) -> Vec<Command> {
+    let Some(l) = p.launch.as_ref() else {
+        return Vec::new();
+    };
+    let mk = |id, label, text| Command { id, label, text };
     vec![
-        ("vLLM", vllm(p, &r)),
-        ("SGLang", sglang(p, &r)),
-        ("transformers", transformers(p, &r)),
-        ("llama.cpp", llama_cpp(p, &r)),
+        mk("vllm", "vLLM", vllm(l)),
+        mk("sglang", "SGLang", sglang(l)),
+        mk("trtllm", "TensorRT-LLM", trtllm(l)),
+        mk("transformers", "transformers", transformers(l)),
+        mk("llama_cpp", "llama.cpp", llama_cpp(l)),
     ]
+}
+
+/// One command by id (`vllm`, `sglang`, `trtllm`, `transformers`, `llama_cpp`).
+#[must_use]
+pub fn by_id(p: &Plan, id: &str) -> Option<String> {
+    all(p).into_iter().find(|c| c.id == id).map(|c| c.text)
+}
+
+/// What the reader of the commands must know: the fix they apply, a placeholder checkpoint,
+/// the replicas they stand for.
+#[must_use]
+pub fn notes(p: &Plan) -> Vec<String> {
+    let Some(l) = p.launch.as_ref() else {
+        return vec![
+            "no command: no change vramfit tried starts this plan, so none would start".into(),
+        ];
+    };
+    let mut n = Vec::new();
+    if let Some(f) = l.fix {
+        n.push(format!(
+            "the plan as given does not start; these commands apply the fix {f}"
+        ));
+    }
+    if !l.checkpoint.known {
+        n.push(format!(
+            "the catalog knows no {} checkpoint of this model: replace `{}` with one",
+            l.format, l.checkpoint.repo
+        ));
+    }
+    if l.checkpoint.online {
+        n.push(
+            "vLLM and SGLang quantize the 16-bit checkpoint to FP8 while loading; TensorRT-LLM and transformers need an FP8 checkpoint".into(),
+        );
+    }
+    if l.replicas > 1 {
+        n.push(format!(
+            "the workload needs {} replicas: run each command on {} server(s) or GPU sets, behind a load balancer",
+            l.replicas, l.replicas
+        ));
+    }
+    if l.engine == Engine::Transformers && l.tensor_parallel_size > 1 {
+        n.push("transformers splits layers (device_map), it does not run tensor parallel".into());
+    }
+    n
 }

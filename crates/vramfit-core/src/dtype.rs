@@ -83,6 +83,21 @@ impl WeightFormat {
         }
     }
 
+    /// The llama.cpp GGUF quant tag closest to the format (4-bit formats: `Q4_K_M`, 8-bit:
+    /// `Q8_0`; llama.cpp `tools/quantize/quantize.cpp` names them).
+    #[must_use]
+    pub fn gguf_quant(self) -> &'static str {
+        match self {
+            Self::Int4Awq | Self::Int4Gptq | Self::Mxfp4 | Self::Nvfp4 | Self::Mxfp4Experts => {
+                "Q4_K_M"
+            }
+            Self::Fp8 | Self::Fp8Block | Self::Fp8Ffn | Self::Int8W8a8 => "Q8_0",
+            Self::Fp32 => "F32",
+            Self::Fp16 => "F16",
+            Self::Bf16 => "BF16",
+        }
+    }
+
     /// Parses an id or a common synonym (`awq`, `gptq`, `w8a8`, `w4a16`, `float16`, ...).
     #[must_use]
     pub fn parse(s: &str) -> Option<Self> {

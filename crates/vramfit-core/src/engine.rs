@@ -77,6 +77,18 @@ impl Engine {
         }
     }
 
+    /// The engine's name as its users write it (`vLLM`, `SGLang`, `TensorRT-LLM`,
+    /// `transformers`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Vllm { .. } => "vLLM",
+            Self::Sglang => "SGLang",
+            Self::TrtLlm => "TensorRT-LLM",
+            Self::Transformers => "transformers",
+        }
+    }
+
     /// Stable id.
     #[must_use]
     pub fn id(self) -> String {

@@ -68,7 +68,7 @@ pub fn plan_markdown(p: &Plan, units: Units) -> String {
         p.pipeline_parallel_size,
         p.replicas,
         p.gpus_needed,
-        md_cell(&e.verdict.to_string())
+        md_cell(&p.verdict)
     );
     for part in e.parts() {
         s.push_str(&format!(
@@ -87,17 +87,22 @@ pub fn plan_markdown(p: &Plan, units: Units) -> String {
         e.kv_blocks,
         e.max_model_len,
         fmt_num(e.max_concurrency, 2),
-        fmt_num(p.speed.decode_tokens_per_s_per_user, 1)
+        p.run.as_ref().map_or_else(
+            || "does not start".to_string(),
+            |r| fmt_num(r.speed.decode_tokens_per_s_per_user, 1)
+        )
     ));
-    s.push_str("| format | weights (model) | GPUs | longest context | decode tok/s/user |\n|---|---|---|---|---|\n");
+    s.push_str("| format | weights (model) | outcome | GPUs | longest context | decode tok/s/user |\n|---|---|---|---|---|---|\n");
     for r in &p.formats {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} |\n",
             r.format,
             fmt_bytes(r.model_weights_bytes, units),
+            md_cell(&r.outcome),
             r.total_gpus,
             r.estimate.max_model_len_fit,
-            fmt_num(r.decode_tokens_per_s, 1)
+            r.decode_tokens_per_s
+                .map_or_else(|| "–".to_string(), |d| fmt_num(d, 1))
         ));
     }
     s

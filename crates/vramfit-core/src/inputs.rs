@@ -44,6 +44,9 @@ pub struct EngineFlags {
     /// `--enable-expert-parallel`: experts are split over the TP ranks by expert instead of
     /// by slice (same bytes per GPU; the expert count must divide over the ranks).
     pub expert_parallel: bool,
+    /// `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` (SGLang: `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`):
+    /// the engine takes a `--max-model-len` above the model's `max_position_embeddings`.
+    pub allow_long_max_model_len: bool,
 }
 
 impl Default for EngineFlags {
@@ -58,6 +61,7 @@ impl Default for EngineFlags {
             max_num_batched_tokens: None,
             block_size: None,
             expert_parallel: false,
+            allow_long_max_model_len: false,
         }
     }
 }
@@ -177,6 +181,8 @@ pub enum Field {
     PrefixCacheHitRate,
     /// [`EngineFlags::expert_parallel`].
     ExpertParallel,
+    /// [`EngineFlags::allow_long_max_model_len`].
+    AllowLongMaxModelLen,
 }
 
 /// What values an input takes.
@@ -227,7 +233,7 @@ pub struct Key {
 }
 
 /// Every input. The URL codec writes keys in this order.
-pub const KEYS: [Key; 20] = [
+pub const KEYS: [Key; 21] = [
     Key {
         field: Field::Model,
         url: "model",
@@ -452,6 +458,16 @@ pub const KEYS: [Key; 20] = [
         default: "",
         auto: false,
     },
+    Key {
+        field: Field::AllowLongMaxModelLen,
+        url: "longlen",
+        flag: "--allow-long-max-model-len",
+        label: "Allow a context above the model's (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)",
+        unit: "",
+        range: Range::Flag,
+        default: "",
+        auto: false,
+    },
 ];
 
 /// The row of a field.
@@ -566,6 +582,7 @@ impl Inputs {
             Field::RequestRate => w.request_rate.map(short),
             Field::PrefixCacheHitRate => w.prefix_cache_hit_rate.map(short),
             Field::ExpertParallel => f.expert_parallel.then(|| "1".to_string()),
+            Field::AllowLongMaxModelLen => f.allow_long_max_model_len.then(|| "1".to_string()),
         }
     }
 
@@ -646,15 +663,19 @@ impl Inputs {
             Field::MaxTtftMs => w.max_ttft_ms = Some(k.float(value)?),
             Field::RequestRate => w.request_rate = Some(k.float(value)?),
             Field::PrefixCacheHitRate => w.prefix_cache_hit_rate = Some(k.float(value)?),
-            Field::ExpertParallel => {
-                f.expert_parallel = match v {
-                    "1" | "true" => true,
-                    "0" | "false" => false,
-                    _ => return Err(format!("`{value}` is not 0 or 1")),
-                };
-            }
+            Field::ExpertParallel => f.expert_parallel = flag(value)?,
+            Field::AllowLongMaxModelLen => f.allow_long_max_model_len = flag(value)?,
         }
         Ok(())
+    }
+}
+
+/// An on/off value: `1`/`true` or `0`/`false`.
+fn flag(value: &str) -> Result<bool, String> {
+    match value.trim() {
+        "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        _ => Err(format!("`{value}` is not 0 or 1")),
     }
 }
 
@@ -690,7 +711,7 @@ pub fn short(x: f64) -> String {
 mod tests {
     use super::*;
 
-    const ALL: [Field; 20] = [
+    const ALL: [Field; 21] = [
         Field::Model,
         Field::Gpu,
         Field::Format,
@@ -711,6 +732,7 @@ mod tests {
         Field::RequestRate,
         Field::PrefixCacheHitRate,
         Field::ExpertParallel,
+        Field::AllowLongMaxModelLen,
     ];
 
     #[test]

@@ -1,6 +1,7 @@
 //! Valid tensor/pipeline-parallel layouts, and the fewest GPUs that serve a workload.
 //!
-//! # Rules (vLLM `vllm/config/parallel.py`, `vllm/model_executor/models/utils.py`)
+//! # Rules (vLLM `vllm/config/parallel.py`, `vllm/model_executor/models/utils.py`; the
+//! checks themselves live in `sizing/refusal.rs`, shared with the verdict)
 //! - TP must divide the attention heads (`num_attention_heads % tp == 0`), and either divide
 //!   the KV heads or be a multiple of them (KV heads are then replicated).
 //! - TP stays inside one node: at most the GPU's `gpus_per_node` (8 for HGX, 72 for NVL72).
@@ -21,46 +22,17 @@ pub const TP_CANDIDATES: [u64; 7] = [1, 2, 4, 8, 16, 32, 64];
 /// Pipeline sizes considered.
 pub const PP_CANDIDATES: [u64; 6] = [1, 2, 3, 4, 8, 16];
 
-/// Why a layout is not valid, if it is not.
+/// Why a layout is not valid, if it is not ([`crate::sizing::layout_refusal`] as text).
 #[must_use]
 pub fn layout_problem(m: &ModelArch, tp: u64, pp: u64, gpus_per_node: u64) -> Option<String> {
-    if tp == 0 || pp == 0 {
-        return Some("sizes must be at least 1".into());
-    }
-    if tp > gpus_per_node {
-        return Some(format!(
-            "TP {tp} exceeds the {gpus_per_node} GPUs of one node"
-        ));
-    }
-    if !m.heads.is_multiple_of(tp) {
-        return Some(format!(
-            "TP {tp} does not divide {} attention heads",
-            m.heads
-        ));
-    }
-    if m.mla.is_none() && !m.kv_heads.is_multiple_of(tp) && !tp.is_multiple_of(m.kv_heads) {
-        return Some(format!(
-            "TP {tp} neither divides nor is a multiple of {} KV heads",
-            m.kv_heads
-        ));
-    }
-    if pp > m.layers {
-        return Some(format!("PP {pp} exceeds {} layers", m.layers));
-    }
-    None
+    crate::sizing::layout_refusal(m, tp, pp, Some(gpus_per_node)).map(|r| r.to_string())
 }
 
 /// With expert parallelism, the routed experts must divide evenly over the EP ranks
-/// (vLLM `FusedMoE` with `--enable-expert-parallel`, EP size = TP × DP; DP = 1 here).
+/// ([`crate::sizing::experts_refusal`] as text).
 #[must_use]
 pub fn ep_problem(m: &ModelArch, tp: u64, expert_parallel: bool) -> Option<String> {
-    match m.moe {
-        Some(moe) if expert_parallel && !moe.experts.is_multiple_of(tp.max(1)) => Some(format!(
-            "with --enable-expert-parallel, {} experts do not divide over {tp} GPUs",
-            moe.experts
-        )),
-        _ => None,
-    }
+    crate::sizing::experts_refusal(m, tp, expert_parallel).map(|r| r.to_string())
 }
 
 /// Every valid (tp, pp) for a model on a GPU type, ordered by GPU count then by TP first.

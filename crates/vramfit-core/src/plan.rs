@@ -24,7 +24,7 @@ use crate::dtype::{KvDtype, WeightFormat};
 use crate::layout::{fewest_gpus, layout_problem};
 use crate::model::ModelArch;
 use crate::serving::{serve, Limit, Load, Serving, FITTED};
-use crate::sizing::{estimate_bytes, Estimate, Scenario};
+use crate::sizing::{estimate_bytes, Estimate, Fit, Scenario};
 use crate::throughput::{Link, Speed};
 use serde::Serialize;
 
@@ -39,7 +39,11 @@ pub const TTFT_REL_ERR: f64 = 0.22;
 
 pub use crate::inputs::Inputs;
 
+mod fix;
+mod parts;
 mod scaling;
+pub use fix::{repair, settle, Fix, Needed, Repair, Settled, MAX_FIXES};
+pub use parts::{checkpoint, Checkpoint, Launch, Running};
 pub use scaling::{
     default_load, latency_curves, pcie_gb_per_s, scaling, scaling_at, LatencyCurve, LatencyPoint,
     Scaling, LATENCY_TPS, SCALING_LAYOUTS,
@@ -158,12 +162,16 @@ pub struct FormatRow {
     pub tensor_parallel_size: u64,
     /// PP of that layout.
     pub pipeline_parallel_size: u64,
-    /// GPUs for one replica (0 = does not fit on up to 1024 GPUs).
+    /// GPUs for one replica (0 = does not start).
     pub gpus_per_replica: u64,
-    /// GPUs for the workload.
+    /// GPUs for the workload (0 = does not start).
     pub total_gpus: u64,
-    /// Decode speed per user at the workload's concurrency.
-    pub decode_tokens_per_s: f64,
+    /// Decode speed per user at the workload's concurrency; `None` when it does not start.
+    pub decode_tokens_per_s: Option<f64>,
+    /// The first checked fix when it does not start ([`repair`]).
+    pub fix: Option<Fix>,
+    /// What happens in words: "fits", "fits at ≤ 7,488 tokens", "needs TP 2", "does not fit".
+    pub outcome: String,
     /// Quality caveat.
     pub caveat: &'static str,
 }
@@ -187,8 +195,6 @@ pub struct Plan {
     pub repo_ids: Vec<String>,
     /// Workload tokens per request (prompt + output).
     pub workload_tokens: u64,
-    /// Decode output tokens/s of all replicas.
-    pub total_decode_tokens_per_s: f64,
     /// Engine used.
     pub engine: String,
     /// TP of the answer.
@@ -197,24 +203,28 @@ pub struct Plan {
     pub pipeline_parallel_size: u64,
     /// Replicas for the workload.
     pub replicas: u64,
-    /// GPUs for the workload (TP × PP × replicas).
+    /// GPUs for the workload: those of [`Plan::needed`] (0 when no layout starts it).
     pub gpus_needed: u64,
+    /// The fewest GPUs that start the plan: its own layout when it starts, else the
+    /// fewest-GPU layout with the other inputs as asked; `None` when none does.
+    pub needed: Option<Needed>,
+    /// The verdict in words, with the layout it checked and how it was chosen, and the
+    /// checked fixes when it does not start.
+    pub verdict: String,
+    /// Checked fixes when the plan does not start ([`repair`]), the user's hardware kept
+    /// first; empty when it starts (or when nothing tried starts it).
+    pub fixes: Vec<Fix>,
+    /// Speed and cost: `None` when the plan does not start.
+    pub run: Option<Running>,
+    /// What to launch: the plan when it starts, else the plan with its first fix; `None`
+    /// when nothing starts.
+    pub launch: Option<Launch>,
     /// Whether the layout was chosen automatically.
     pub layout_auto: bool,
     /// Layout problem, if the user chose an invalid one.
     pub layout_problem: Option<String>,
     /// Memory breakdown at the layout.
     pub estimate: Estimate,
-    /// Decode/prefill speed of one replica at its share of the workload (the serving
-    /// model's operating point: [`operating_point`]).
-    pub speed: Speed,
-    /// The operating point of one replica at its share of the users or of the request rate.
-    pub serving: Serving,
-    /// What bounds the answer ([`limit_of`]): `"memory"`, `"bandwidth"`, `"compute"`,
-    /// `"interconnect"`, `"scheduler"`, `"overhead"` or `"queue"`.
-    pub limited_by: &'static str,
-    /// Cost of `gpus_needed`.
-    pub cost: Cost,
     /// Total parameters.
     pub parameters: u64,
     /// Active parameters per token.
@@ -225,14 +235,10 @@ pub struct Plan {
     pub weights_band: Band,
     /// KV pool band, bytes.
     pub kv_pool_band: Band,
-    /// Decode tokens/s per user band.
-    pub decode_band: Band,
     /// Longest-context band (tokens): the pool's band carried through (blocks scale with it).
     pub max_context_band: Band,
     /// Max-concurrency band (requests of `max_model_len`).
     pub max_concurrency_band: Band,
-    /// Time-to-first-token band, seconds.
-    pub ttft_band: Band,
     /// Whether measurements validate the engine's speed (bands); `false`: "not validated",
     /// and the speed bands collapse to the value.
     pub speed_validated: bool,
@@ -240,6 +246,34 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// For a model the user brought: the catalog id with the same architecture.
     pub catalog_twin: Option<String>,
+}
+
+impl Plan {
+    /// What happens, in words: "fits", "starts; requests queue", or what the first checked
+    /// fix makes of it ("fits at ≤ 7,488 tokens", "needs TP 2"), or "does not start".
+    #[must_use]
+    pub fn outcome(&self) -> String {
+        match (self.estimate.fit, self.fixes.first()) {
+            (Fit::Fits, _) => "fits".to_string(),
+            (Fit::FitsWithQueueing, _) => "starts; requests queue".to_string(),
+            (_, Some(f)) => f.outcome(),
+            (_, None) => "does not start".to_string(),
+        }
+    }
+
+    /// The longest `--max-model-len` of a fix that changes nothing else, when the plan does
+    /// not start (the context cards' "fits at ≤ N tokens").
+    #[must_use]
+    pub fn context_fix(&self) -> Option<u64> {
+        self.fixes.iter().find_map(|f| {
+            (*f == Fix {
+                max_model_len: f.max_model_len,
+                ..Fix::default()
+            })
+            .then_some(f.max_model_len)
+            .flatten()
+        })
+    }
 }
 
 /// Resolves a model name against the catalog, with the format its name implies.
@@ -511,17 +545,6 @@ pub fn limit_of(s: &Scenario, e: &Estimate, replicas: u64, sv: &Serving) -> &'st
     }
 }
 
-/// A [`Speed`] from an operating point (the plan's speed at the workload).
-fn speed_of(sv: Serving) -> Speed {
-    Speed {
-        batch: crate::units::whole(sv.concurrency.round()).max(1),
-        decode_tokens_per_s_per_user: sv.tokens_per_s_per_user,
-        decode_tokens_per_s_total: sv.tokens_per_s_total,
-        ttft_s: sv.ttft_ms.unwrap_or(0.0) / 1e3,
-        serving: sv,
-    }
-}
-
 /// Answers a scenario.
 ///
 /// # Errors
@@ -550,6 +573,9 @@ pub fn plan(cat: &Catalog, inputs: &Inputs) -> Result<Plan, PlanError> {
         inputs,
     );
     p.repo_ids.clone_from(&model.hf_repo_ids);
+    if let Some(l) = p.launch.as_mut() {
+        l.checkpoint = checkpoint(model, l.format, l.engine);
+    }
     Ok(p)
 }
 
@@ -568,33 +594,54 @@ pub fn plan_arch(
 ) -> Plan {
     let format = inputs.format.or(implied).unwrap_or(native);
     let group = implied_group.unwrap_or(128);
-    let base = scenario(arch, inputs, format, group);
+    let base = scenario(arch.clone(), inputs, format, group);
     let problem = match (inputs.tensor_parallel_size, inputs.pipeline_parallel_size) {
         (None, None) => None,
-        (tp, _)
-            if crate::layout::ep_problem(
-                &base.model,
-                tp.unwrap_or(1),
-                inputs.flags.expert_parallel,
-            )
-            .is_some() =>
-        {
-            crate::layout::ep_problem(&base.model, tp.unwrap_or(1), inputs.flags.expert_parallel)
-        }
-        (tp, pp) => layout_problem(
+        (tp, pp) => crate::layout::ep_problem(
             &base.model,
             tp.unwrap_or(1),
-            pp.unwrap_or(1),
-            gpu.gpus_per_node(),
-        ),
+            inputs.flags.expert_parallel,
+        )
+        .or_else(|| {
+            layout_problem(
+                &base.model,
+                tp.unwrap_or(1),
+                pp.unwrap_or(1),
+                gpu.gpus_per_node(),
+            )
+        }),
     };
-    let (sc, est, replicas, auto) = place(&base, gpu, inputs);
-    let serving = operating_point(&sc, gpu, replicas);
-    let limited_by = limit_of(&sc, &est, replicas, &serving);
-    let sp = speed_of(serving);
-    let gpus_per = sc.tensor_parallel_size * sc.pipeline_parallel_size;
-    let gpus_needed = gpus_per * replicas;
-    let total_tps = sp.decode_tokens_per_s_total * f(replicas);
+    let settled = settle(&base, gpu, inputs);
+    let starts = settled.starts();
+    let rep = if starts {
+        Repair {
+            fixes: Vec::new(),
+            needed: Some(settled.needed()),
+        }
+    } else {
+        repair(&arch, gpu, inputs, format, group, &settled)
+    };
+    let verdict = parts::verdict_text(&settled, inputs, &rep);
+    let run = starts.then(|| parts::running(&settled, gpu, inputs.flags.engine));
+    let launch = if starts {
+        Some(parts::launch_of(&settled, None, &model_name, native))
+    } else {
+        rep.fixes.first().map(|f| {
+            let i = f.apply(inputs);
+            let st = settle(
+                &scenario(arch.clone(), &i, f.format.unwrap_or(format), group),
+                gpu,
+                &i,
+            );
+            parts::launch_of(&st, Some(*f), &model_name, native)
+        })
+    };
+    let Settled {
+        scenario: sc,
+        estimate: est,
+        replicas,
+        auto,
+    } = settled;
     let params = base.model.params();
     let mut fmts = vec![WeightFormat::Bf16, WeightFormat::Fp8, WeightFormat::Int4Awq];
     if !fmts.contains(&format) {
@@ -602,28 +649,32 @@ pub fn plan_arch(
     }
     let formats = fmts
         .into_iter()
-        .map(|fm| format_row(&base, gpu, inputs, fm, group))
+        .map(|fm| format_row(&arch, gpu, inputs, fm, group))
         .collect();
     let mut warnings = est.warnings.to_strings();
-    if let Some(p) = &problem {
-        warnings.push(format!("invalid layout: {p}"));
-    }
-    if est.fit.starts() && !serves(&inputs.workload, &serving, true) {
-        warnings.push(if serving.limited_by == Limit::Queue {
+    if let Some(r) = run
+        .as_ref()
+        .filter(|r| !serves(&inputs.workload, &r.serving, true))
+    {
+        warnings.push(if r.serving.limited_by == Limit::Queue {
             "requests arrive faster than the replicas serve them: the queue grows".to_string()
         } else {
             format!(
                 "the per-user targets are not met (limited by {})",
-                serving.limited_by.id()
+                r.serving.limited_by.id()
             )
         });
     }
     let budget = f(est.budget_bytes);
+    let pool_rel = if est.kv_pool_bytes > 0 {
+        (KV_POOL_REL_ERR * budget / f(est.kv_pool_bytes)).min(1.0)
+    } else {
+        0.0
+    };
     Plan {
         kv_dtype: inputs.flags.kv_dtype,
         repo_ids: Vec::new(),
         workload_tokens: inputs.workload.prompt_tokens + inputs.workload.output_tokens,
-        total_decode_tokens_per_s: total_tps,
         model_id,
         model_name,
         gpu_id: gpu.id.clone(),
@@ -633,43 +684,26 @@ pub fn plan_arch(
         tensor_parallel_size: sc.tensor_parallel_size,
         pipeline_parallel_size: sc.pipeline_parallel_size,
         replicas,
-        gpus_needed,
+        gpus_needed: rep.needed.map_or(0, |n| n.gpus),
+        needed: rep.needed,
+        verdict,
+        fixes: rep.fixes,
+        run,
+        launch,
         layout_auto: auto,
         layout_problem: problem,
         weights_band: Band::rel(f(est.weights_bytes), WEIGHTS_REL_ERR),
         kv_pool_band: Band::abs(f(est.kv_pool_bytes), KV_POOL_REL_ERR * budget),
-        decode_band: speed_band(inputs.flags.engine, sp.decode_tokens_per_s_per_user),
         max_context_band: {
-            let rel = if est.kv_pool_bytes > 0 {
-                KV_POOL_REL_ERR * budget / f(est.kv_pool_bytes)
-            } else {
-                0.0
-            };
-            let b = Band::rel(f(est.max_model_len_fit), rel.min(1.0));
+            let b = Band::rel(f(est.max_model_len_fit), pool_rel);
             Band {
                 high: b.high.min(f(base.model.max_position_embeddings)),
                 ..b
             }
         },
-        max_concurrency_band: {
-            let rel = if est.kv_pool_bytes > 0 {
-                KV_POOL_REL_ERR * budget / f(est.kv_pool_bytes)
-            } else {
-                0.0
-            };
-            Band::rel(est.max_concurrency, rel.min(1.0))
-        },
-        ttft_band: if crate::serving::validation(inputs.flags.engine).is_some() {
-            Band::rel(sp.ttft_s, TTFT_REL_ERR)
-        } else {
-            Band::rel(sp.ttft_s, 0.0)
-        },
+        max_concurrency_band: Band::rel(est.max_concurrency, pool_rel),
         speed_validated: crate::serving::validation(inputs.flags.engine).is_some(),
-        cost: cost(gpu, gpus_needed, total_tps),
         estimate: est,
-        speed: sp,
-        serving,
-        limited_by,
         parameters: params.total(),
         active_parameters: params.active(),
         formats,
@@ -690,7 +724,6 @@ pub fn all_formats(cat: &Catalog, inputs: &Inputs) -> Result<Vec<FormatRow>, Pla
         .arch()
         .map_err(|e| PlanError::BadModel(e.to_string()))?;
     let group = group.unwrap_or(128);
-    let base = scenario(arch, inputs, WeightFormat::Bf16, group);
     let formats = [
         WeightFormat::Fp16,
         WeightFormat::Bf16,
@@ -703,40 +736,44 @@ pub fn all_formats(cat: &Catalog, inputs: &Inputs) -> Result<Vec<FormatRow>, Pla
     ];
     Ok(formats
         .into_iter()
-        .map(|f| format_row(&base, gpu, inputs, f, group))
+        .map(|f| format_row(&arch, gpu, inputs, f, group))
         .collect())
 }
 
 fn format_row(
-    base: &Scenario,
+    arch: &ModelArch,
     gpu: &Gpu,
     inputs: &Inputs,
     format: WeightFormat,
     group: u64,
 ) -> FormatRow {
-    let mut s = base.clone();
-    s.format = format;
-    s.group_size = group;
-    let (sc, est, replicas, _) = place(&s, gpu, inputs);
-    let fits = est.fit.starts();
-    let gpus = sc.tensor_parallel_size * sc.pipeline_parallel_size;
-    let mut whole = s.clone();
+    let base = scenario(arch.clone(), inputs, format, group);
+    let st = settle(&base, gpu, inputs);
+    let fits = st.starts();
+    let (fix, outcome) = if fits {
+        (None, "fits".to_string())
+    } else {
+        let r = repair(arch, gpu, inputs, format, group, &st);
+        let fix = r.fixes.first().copied();
+        (fix, parts::outcome(fix, &st))
+    };
+    let gpus = st.scenario.tensor_parallel_size * st.scenario.pipeline_parallel_size;
+    let mut whole = base.clone();
     whole.tensor_parallel_size = 1;
     whole.pipeline_parallel_size = 1;
     FormatRow {
         format,
         model_weights_bytes: crate::sizing::weights_per_gpu(&whole),
-        tensor_parallel_size: sc.tensor_parallel_size,
-        pipeline_parallel_size: sc.pipeline_parallel_size,
+        tensor_parallel_size: st.scenario.tensor_parallel_size,
+        pipeline_parallel_size: st.scenario.pipeline_parallel_size,
         gpus_per_replica: if fits { gpus } else { 0 },
-        total_gpus: if fits { gpus * replicas } else { 0 },
-        decode_tokens_per_s: if fits {
-            operating_point(&sc, gpu, replicas).tokens_per_s_per_user
-        } else {
-            0.0
-        },
+        total_gpus: if fits { gpus * st.replicas } else { 0 },
+        decode_tokens_per_s: fits
+            .then(|| operating_point(&st.scenario, gpu, st.replicas).tokens_per_s_per_user),
+        fix,
+        outcome,
         caveat: format.caveat(),
-        estimate: est,
+        estimate: st.estimate,
     }
 }
 

@@ -211,6 +211,7 @@ mod tests {
                 max_num_batched_tokens: Some(4096),
                 block_size: Some(32),
                 expert_parallel: true,
+                allow_long_max_model_len: true,
             },
             workload: Workload {
                 users: 17,

@@ -30,17 +30,24 @@
 //!   TensorRT-LLM and transformers.
 //! - `sizing/verdict.rs`: [`Fit`], [`Verdict`], [`Warning`] / [`Warnings`] and their texts;
 //!   [`fmt_gib`].
+//! - `sizing/refusal.rs`: what the engine refuses whatever the memory ([`Refusal`],
+//!   [`refusal`], [`layout_refusal`]): TP against the heads, PP against the layers, a length
+//!   above the model's, a block size no attention backend takes.
 //! - this file: the calibrated constants, [`Scenario`], and the number conversions the parts
 //!   share.
 
 mod estimate;
 mod kv;
+mod refusal;
 mod verdict;
 mod weights;
 
 pub use crate::units::fmt_gib;
 pub use estimate::{estimate, estimate_bytes, vllm_defaults, Estimate, Part};
 pub use kv::{blocks_for_len, kv_groups, KvGroup, KvGroups};
+pub use refusal::{
+    experts_refusal, layout_refusal, refusal, vllm_block_size_ok, Refusal, VLLM_BLOCK_SIZES,
+};
 pub use verdict::{Fit, Verdict, Warning, Warnings};
 pub use weights::{stage_weights, weights_per_gpu};
 

@@ -2,7 +2,7 @@
 
 use crate::args::{Find, FitArgs};
 use crate::cmd::plan::{resolve, Loader};
-use crate::json::{fits, FitJson};
+use crate::json::FitJson;
 use crate::out::{pretty_line, Output, Res};
 use std::fmt::Write as _;
 use vramfit_core::catalog::Catalog;
@@ -19,20 +19,23 @@ pub fn run(cat: &Catalog, a: &FitArgs, load: Loader) -> Res<Output> {
 /// What `fit` prints for a resolved plan.
 pub fn render(cat: &Catalog, p: &Plan, inputs: &Inputs, a: &FitArgs) -> Output {
     let e = &p.estimate;
+    // What bounds the answer: the running plan's limit; the memory (or the engine's
+    // refusal) when the layout as given does not start.
+    let limited_by = p.run.as_ref().map_or("memory", |r| r.limited_by);
+    let (tp, pp, replicas) = p.needed.map_or(
+        (p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas),
+        |n| (n.tensor_parallel_size, n.pipeline_parallel_size, n.replicas),
+    );
     let (name, answer, detail) = match a.find {
         Find::Gpus => (
             "gpus",
-            (p.gpus_needed > 0 && fits(e.fit)).then_some(p.gpus_needed),
+            p.needed.map(|n| n.gpus),
             format!(
-                "TP {} × PP {} × {} replica(s) for {}; limited by {}",
-                p.tensor_parallel_size,
-                p.pipeline_parallel_size,
-                p.replicas,
+                "TP {tp} × PP {pp} × {replicas} replica(s) for {}; limited by {limited_by}",
                 inputs.workload.request_rate.map_or_else(
                     || format!("{} users", inputs.workload.users),
                     |r| format!("{} requests/s", short(r))
                 ),
-                p.limited_by
             ),
         ),
         Find::Context => {
@@ -66,10 +69,10 @@ pub fn render(cat: &Catalog, p: &Plan, inputs: &Inputs, a: &FitArgs) -> Output {
         pretty_line(&FitJson {
             find: name,
             answer,
-            tensor_parallel_size: p.tensor_parallel_size,
-            pipeline_parallel_size: p.pipeline_parallel_size,
+            tensor_parallel_size: tp,
+            pipeline_parallel_size: pp,
             detail,
-            limited_by: p.limited_by,
+            limited_by,
         })
     } else {
         match answer {

@@ -45,18 +45,27 @@ pub fn plan_text(p: &Plan, u: Units) -> String {
         p.engine,
         fmt_params(p.parameters)
     ));
-    s.push_str(&format!(
-        "layout: TP {} × PP {} × {} replica(s) = {} GPU(s){}\n\n",
-        p.tensor_parallel_size,
-        p.pipeline_parallel_size,
-        p.replicas,
-        p.gpus_needed,
-        if p.layout_auto {
-            " (fewest that fit)"
-        } else {
-            ""
-        }
-    ));
+    let how = if p.layout_auto {
+        "chosen: fewest GPUs"
+    } else {
+        "as given"
+    };
+    if p.run.is_some() {
+        s.push_str(&format!(
+            "layout: TP {} × PP {} × {} replica(s) = {} GPU(s) ({how})\n\n",
+            p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, p.gpus_needed,
+        ));
+    } else {
+        s.push_str(&format!(
+            "layout checked: TP {} × PP {} ({how}): does not start\nGPUs needed: {}\n\n",
+            p.tensor_parallel_size,
+            p.pipeline_parallel_size,
+            p.needed.map_or_else(
+                || "none of the layouts vramfit tries starts it".to_string(),
+                |n| n.to_string()
+            ),
+        ));
+    }
     s.push_str("per GPU:\n");
     let parts = e.parts().map(|x| (x.label, x.bytes));
     let head = [
@@ -80,23 +89,30 @@ pub fn plan_text(p: &Plan, u: Units) -> String {
         "longest context (1 request)",
         fmt_count(e.max_model_len_fit),
     ));
-    s.push_str(&format!(
-        "decode: {} tok/s per user, {} tok/s total; TTFT {} ms\n",
-        fmt_num(p.speed.decode_tokens_per_s_per_user, 1),
-        fmt_num(p.total_decode_tokens_per_s, 0),
-        fmt_num(p.speed.ttft_s * 1000.0, 0)
-    ));
-    if let Some(c) = p.cost.purchase_usd {
-        s.push_str(&format!("cost: {} to buy", fmt_usd(c)));
-        if let Some(h) = p.cost.cloud_usd_per_hour {
-            s.push_str(&format!(", {}/h in the cloud", fmt_usd(h)));
+    if let Some(r) = &p.run {
+        s.push_str(&format!(
+            "decode: {} tok/s per user, {} tok/s total; TTFT {} ms\n",
+            fmt_num(r.speed.decode_tokens_per_s_per_user, 1),
+            fmt_num(r.total_decode_tokens_per_s, 0),
+            fmt_num(r.speed.ttft_s * 1000.0, 0)
+        ));
+        if let Some(c) = r.cost.purchase_usd {
+            s.push_str(&format!("cost: {} to buy", fmt_usd(c)));
+            if let Some(h) = r.cost.cloud_usd_per_hour {
+                s.push_str(&format!(", {}/h in the cloud", fmt_usd(h)));
+            }
+            if let Some(m) = r.cost.usd_per_million_tokens {
+                s.push_str(&format!(", {} per million output tokens", fmt_usd(m)));
+            }
+            s.push('\n');
         }
-        if let Some(m) = p.cost.usd_per_million_tokens {
-            s.push_str(&format!(", {} per million output tokens", fmt_usd(m)));
-        }
-        s.push('\n');
+    } else {
+        s.push_str("decode, cost: none (the server does not start)\n");
     }
-    s.push_str(&format!("\nverdict: {}\n", e.verdict));
+    s.push_str(&format!("\nverdict: {}\n", p.verdict));
+    for (i, f) in p.fixes.iter().enumerate() {
+        s.push_str(&format!("fix {}: {f}\n", i + 1));
+    }
     for w in &p.warnings {
         s.push_str(&format!("warning: {w}\n"));
     }
@@ -119,8 +135,13 @@ pub fn render(p: &Plan, a: &PlanArgs, check: bool) -> Output {
             serde_json::to_string_pretty(&plan_json(p))
                 .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
         )
+    } else if let Some(id) = &a.print_command {
+        match vramfit_core::commands::by_id(p, id) {
+            Some(c) => format!("{c}\n"),
+            None => String::new(),
+        }
     } else if check {
-        format!("{}\n", p.estimate.verdict)
+        format!("{}\n", p.verdict)
     } else {
         plan_text(p, units(a))
     };
@@ -130,6 +151,12 @@ pub fn render(p: &Plan, a: &PlanArgs, check: bool) -> Output {
 /// `plan` / `check`.
 pub fn run(cat: &Catalog, a: &PlanArgs, check: bool, load: Loader) -> Res<Output> {
     let (p, _) = resolve(cat, a, load)?;
+    if a.print_command.is_some() && p.launch.is_none() {
+        return Err(crate::out::Failure::Rejected(format!(
+            "no command to print: {}",
+            p.verdict
+        )));
+    }
     Ok(render(&p, a, check))
 }
 

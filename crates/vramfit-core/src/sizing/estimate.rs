@@ -47,12 +47,12 @@
 use super::kv::kv_groups_compact;
 use super::{f, gib, to_u64, weights_per_gpu, Engine, Scenario, GIB};
 use super::{
-    Fit, KvGroups, Verdict, Warning, Warnings, CUDA_CONTEXT_GIB, CUDA_CONTEXT_MULTI_GIB,
+    Fit, KvGroups, Refusal, Verdict, Warning, Warnings, CUDA_CONTEXT_GIB, CUDA_CONTEXT_MULTI_GIB,
     CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, NON_TORCH_MULTI_GIB, NON_TORCH_PER_RANK_GIB,
     NON_TORCH_TP1_GIB, SAMPLER_COPIES_V11, SAMPLER_COPIES_V17,
 };
 use crate::catalog::Gpu;
-use crate::dtype::{KvDtype, WeightFormat};
+use crate::dtype::WeightFormat;
 use serde::Serialize;
 
 /// Per-GPU memory breakdown and what it implies.
@@ -104,6 +104,8 @@ pub struct Estimate {
     pub kv_groups: KvGroups,
     /// The verdict.
     pub fit: Fit,
+    /// What the engine refuses, when [`Fit::Refused`].
+    pub refusal: Option<Refusal>,
     /// Plain-words verdict with the fix (text via `Display` / `to_string()`).
     pub verdict: Verdict,
     /// Assumptions and warnings (texts via [`Warnings::iter`] / [`Warnings::to_strings`]).
@@ -284,7 +286,8 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         .block_size
         .unwrap_or_else(|| s.flags.engine.default_block_size())
         .clamp(1, 1 << 16);
-    if max_model_len > m.max_position_embeddings {
+    let refusal = super::refusal::refusal(s);
+    if max_model_len > m.max_position_embeddings && refusal.is_none() {
         warnings.push(Warning::LongerThanModel {
             max_model_len,
             max_position_embeddings: m.max_position_embeddings,
@@ -292,9 +295,6 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     }
     if m.stored_fp32 && s.flags.engine == Engine::Transformers && s.format == WeightFormat::Fp32 {
         warnings.push(Warning::Fp32Checkpoint);
-    }
-    if !m.heads.is_multiple_of(tp) {
-        warnings.push(Warning::TpDoesNotDivideHeads { tp, heads: m.heads });
     }
 
     let weights = weights_per_gpu(s);
@@ -480,7 +480,9 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         _ => weights + pool + activation + context,
     };
 
-    let fit = if weights + activation + non_torch > budget {
+    let fit = if refusal.is_some() {
+        Fit::Refused
+    } else if weights + activation + non_torch > budget {
         Fit::WeightsTooLarge
     } else if kv_blocks < req_blocks {
         Fit::KvTooSmall
@@ -493,11 +495,8 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         fit,
         pool: pool_signed,
         per_request: kv_bytes_per_request,
-        len_fit: max_model_len_fit,
         conc: max_concurrency_workload,
         util,
-        tp,
-        kv_fp8: s.flags.kv_dtype == KvDtype::Fp8,
         model_len: s.model_len(),
         // Wrapping as the text always did (release arithmetic); the plan reports workloads.
         workload_tokens: s
@@ -505,6 +504,8 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
             .prompt_tokens
             .wrapping_add(s.workload.output_tokens),
         users: s.workload.users,
+        refusal,
+        engine: s.flags.engine,
     };
     Estimate {
         budget_bytes: budget,
@@ -530,12 +531,24 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         nvidia_smi_bytes: nvidia_smi,
         kv_groups: groups,
         fit,
+        refusal,
         verdict,
         warnings,
     }
 }
 
 impl Estimate {
+    /// Marks the estimate refused (a rule that needs more than the scenario, such as the
+    /// GPUs of one node); an earlier refusal stays.
+    pub fn refuse(&mut self, r: Refusal) {
+        if self.refusal.is_none() {
+            self.refusal = Some(r);
+            self.verdict.refusal = Some(r);
+        }
+        self.fit = Fit::Refused;
+        self.verdict.fit = Fit::Refused;
+    }
+
     /// Longest context (prompt + output) each of `users` concurrent requests can have:
     /// the largest `L` with `users × blocks(L) ≤ blocks in the pool`.
     #[must_use]

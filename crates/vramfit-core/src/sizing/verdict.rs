@@ -18,6 +18,9 @@ pub enum Fit {
     KvTooSmall,
     /// Weights and runtime alone exceed the budget.
     WeightsTooLarge,
+    /// The engine refuses the configuration before it counts memory
+    /// ([`Refusal`](super::Refusal): a layout, a length or a block size it does not take).
+    Refused,
 }
 
 impl Fit {
@@ -39,65 +42,70 @@ pub struct Verdict {
     pub(super) pool: i64,
     /// KV bytes of one request of `max_model_len`.
     pub(super) per_request: u64,
-    /// Longest `max_model_len` that fits.
-    pub(super) len_fit: u64,
     /// Requests of the workload's length that fit at once.
     pub(super) conc: f64,
     /// Memory fraction used.
     pub(super) util: f64,
-    /// Tensor parallel size (at least 1).
-    pub(super) tp: u64,
-    /// Whether the KV cache is already fp8.
-    pub(super) kv_fp8: bool,
     /// The scenario's `max_model_len`.
     pub(super) model_len: u64,
     /// Prompt + output tokens of one request.
     pub(super) workload_tokens: u64,
     /// Concurrent users.
     pub(super) users: u64,
+    /// What the engine refuses ([`Fit::Refused`]).
+    pub(super) refusal: Option<super::Refusal>,
+    /// The engine, for "vLLM refuses it".
+    pub(super) engine: super::Engine,
 }
 
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let util = self.util;
-        let conc = self.conc;
-        let next_tp = self.tp.wrapping_mul(2).min(64);
-        let fp8_hint = if self.kv_fp8 {
-            ""
-        } else {
-            ", `--kv-cache-dtype fp8`"
-        };
+impl Verdict {
+    /// How the text starts: `"will not start: "`, `"starts, but "` or `"fits: "`.
+    #[must_use]
+    pub fn lead(&self) -> &'static str {
         match self.fit {
-            Fit::WeightsTooLarge => write!(
-                f,
-                "will not start: weights and runtime need more than the {util:.2} × memory budget (KV pool would be {}) — use `--tensor-parallel-size {next_tp}`, a smaller format (fp8 or int4), or a GPU with more memory",
+            Fit::Refused | Fit::WeightsTooLarge | Fit::KvTooSmall => "will not start: ",
+            Fit::FitsWithQueueing => "starts, but ",
+            Fit::Fits => "fits: ",
+        }
+    }
+
+    /// The problem (or what fits) in numbers, after [`Verdict::lead`]; never a fix (fixes
+    /// are checked by planning again with them: `crate::plan::repair`).
+    #[must_use]
+    pub fn detail(&self) -> String {
+        let conc = self.conc;
+        match (self.fit, self.refusal) {
+            (Fit::Refused, Some(r)) => format!("{} refuses it: {r}", self.engine.name()),
+            (Fit::Refused, None) => "the engine refuses it".to_string(),
+            (Fit::WeightsTooLarge, _) => format!(
+                "weights and runtime need more than the {:.2} × memory budget (KV pool would be {})",
+                self.util,
                 fmt_gib_signed(self.pool)
             ),
-            Fit::KvTooSmall => {
-                let len_fit = self.len_fit;
-                let round = (len_fit / 1000) * 1000;
-                let len_hint = if round >= 1000 { round } else { len_fit };
-                write!(
-                    f,
-                    "will not start: one request of {} tokens needs {} of KV cache, the pool is {} — use `--max-model-len {len_hint}`{fp8_hint}, or `--tensor-parallel-size {next_tp}`",
-                    self.model_len,
-                    fmt_gib(self.per_request),
-                    fmt_gib_signed(self.pool)
-                )
-            }
-            Fit::FitsWithQueueing => write!(
-                f,
-                "starts, but only {conc:.1} requests of {} tokens fit in the KV cache at once; {} users will queue — add GPUs (`--tensor-parallel-size {next_tp}` or replicas){fp8_hint}",
-                self.workload_tokens,
-                self.users
+            (Fit::KvTooSmall, _) => format!(
+                "one request of {} tokens needs {} of KV cache, the pool is {}",
+                self.model_len,
+                fmt_gib(self.per_request),
+                fmt_gib_signed(self.pool)
             ),
-            Fit::Fits => write!(
-                f,
-                "fits: KV pool {} holds {conc:.1} concurrent requests of {} tokens",
+            (Fit::FitsWithQueueing, _) => format!(
+                "only {conc:.1} requests of {} tokens fit in the KV cache at once; {} users will queue",
+                self.workload_tokens, self.users
+            ),
+            (Fit::Fits, _) => format!(
+                "KV pool {} holds {conc:.1} concurrent requests of {} tokens",
                 fmt_gib_signed(self.pool),
                 self.workload_tokens
             ),
         }
+    }
+}
+
+impl fmt::Display for Verdict {
+    /// [`Verdict::lead`] then [`Verdict::detail`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.lead())?;
+        f.write_str(&self.detail())
     }
 }
 
@@ -116,7 +124,8 @@ impl Serialize for Verdict {
 /// One assumption or warning of an [`Estimate`](super::Estimate); its text via `Display`.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Warning {
-    /// `max_model_len` exceeds the model's `max_position_embeddings`.
+    /// `max_model_len` exceeds the model's `max_position_embeddings`, allowed by
+    /// `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` (refused without it: [`super::Refusal`]).
     LongerThanModel {
         /// The `max_model_len` used.
         max_model_len: u64,
@@ -125,13 +134,6 @@ pub enum Warning {
     },
     /// An fp32 checkpoint loaded at fp32 by transformers.
     Fp32Checkpoint,
-    /// The tensor parallel size does not divide the attention heads.
-    TpDoesNotDivideHeads {
-        /// Tensor parallel size.
-        tp: u64,
-        /// Attention heads.
-        heads: u64,
-    },
 }
 
 impl fmt::Display for Warning {
@@ -142,13 +144,9 @@ impl fmt::Display for Warning {
                 max_position_embeddings,
             } => write!(
                 f,
-                "max_model_len {max_model_len} exceeds the model's max_position_embeddings {max_position_embeddings}; vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+                "max_model_len {max_model_len} exceeds the model's max_position_embeddings {max_position_embeddings}: taken because VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, but the model was not trained on such lengths and may produce garbage past them"
             ),
             Self::Fp32Checkpoint => f.write_str("this is an fp32 checkpoint: 4 bytes per parameter; load it with torch_dtype=torch.bfloat16 to halve it"),
-            Self::TpDoesNotDivideHeads { tp, heads } => write!(
-                f,
-                "tensor_parallel_size {tp} does not divide {heads} attention heads: vLLM refuses this layout"
-            ),
         }
     }
 }
@@ -168,7 +166,7 @@ impl Serialize for Warning {
 /// The warnings of an [`Estimate`](super::Estimate), in order (at most one of each
 /// [`Warning`] kind); serialized as a list of texts.
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
-pub struct Warnings([Option<Warning>; 3]);
+pub struct Warnings([Option<Warning>; 2]);
 
 impl Warnings {
     pub(super) fn push(&mut self, w: Warning) {
