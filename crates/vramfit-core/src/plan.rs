@@ -619,7 +619,7 @@ pub fn plan_arch(
             needed: Some(settled.needed()),
         }
     } else {
-        repair(&arch, gpu, inputs, format, group, &settled)
+        repair(&arch, gpu, inputs, (format, group), &settled, true)
     };
     let verdict = parts::verdict_text(&settled, inputs, &rep);
     let run = starts.then(|| parts::running(&settled, gpu, inputs.flags.engine));
@@ -753,7 +753,7 @@ fn format_row(
     let (fix, outcome) = if fits {
         (None, "fits".to_string())
     } else {
-        let r = repair(arch, gpu, inputs, format, group, &st);
+        let r = repair(arch, gpu, inputs, (format, group), &st, false);
         let fix = r.fixes.first().copied();
         (fix, parts::outcome(fix, &st))
     };

@@ -326,15 +326,17 @@ impl Asker<'_> {
 }
 
 /// The fixes of a plan that does not start (`current` is its settled answer), each checked,
-/// and the fewest GPUs that start it ([module docs](self)).
+/// and the fewest GPUs that start it ([module docs](self)). `other_formats`: whether a
+/// smaller weight format may be offered (not for a row of the formats table, whose format
+/// is the question).
 #[must_use]
 pub fn repair(
     arch: &ModelArch,
     gpu: &Gpu,
     inputs: &Inputs,
-    format: WeightFormat,
-    group: u64,
+    (format, group): (WeightFormat, u64),
     current: &Settled,
+    other_formats: bool,
 ) -> Repair {
     let a = Asker {
         arch,
@@ -424,7 +426,12 @@ pub fn repair(
         );
     }
     let own = crate::sizing::weights_per_gpu(&whole(&s.scenario, format));
-    for fm in [WeightFormat::Fp8, WeightFormat::Int4Awq] {
+    let smaller: &[WeightFormat] = if other_formats {
+        &[WeightFormat::Fp8, WeightFormat::Int4Awq]
+    } else {
+        &[]
+    };
+    for &fm in smaller {
         if crate::sizing::weights_per_gpu(&whole(&s.scenario, fm)) >= own {
             continue;
         }

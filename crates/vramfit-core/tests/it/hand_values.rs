@@ -134,11 +134,8 @@ fn vllm_refuses_when_one_request_does_not_fit() {
     s.flags.max_model_len = Some(131_072);
     let e = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
     assert_eq!(e.fit, vramfit_core::sizing::Fit::WeightsTooLarge);
-    assert!(
-        e.verdict.to_string().contains("--tensor-parallel-size 2"),
-        "{}",
-        e.verdict
-    );
+    // The verdict states the problem; fixes are planned (tests/it/fixes.rs).
+    assert!(!e.verdict.to_string().contains("--"), "{}", e.verdict);
     // Llama-3.1-8B bf16 on a 24 GB card with the full 131,072 context: 16 GiB of KV for one
     // request (131,072 × 131,072 B) cannot fit next to 15 GiB of weights.
     let mut s = scen("llama-3.1-8b", 1);
@@ -150,12 +147,6 @@ fn vllm_refuses_when_one_request_does_not_fit() {
         e.verdict
             .to_string()
             .contains("one request of 131072 tokens needs 16.00 GiB of KV cache"),
-        "{}",
-        e.verdict
-    );
-    assert!(
-        e.verdict.to_string().contains("--max-model-len")
-            && e.verdict.to_string().contains("--kv-cache-dtype fp8"),
         "{}",
         e.verdict
     );
@@ -180,7 +171,7 @@ fn a_speed_target_widens_the_layout_instead_of_adding_replicas() {
         ..Inputs::default()
     };
     let p = plan(&cat, &base).unwrap();
-    let slow = p.speed.decode_tokens_per_s_per_user;
+    let slow = p.run.as_ref().unwrap().speed.decode_tokens_per_s_per_user;
     let fast = plan(
         &cat,
         &Inputs {
@@ -198,7 +189,7 @@ fn a_speed_target_widens_the_layout_instead_of_adding_replicas() {
         fast.tensor_parallel_size,
         p.tensor_parallel_size
     );
-    assert!(fast.speed.decode_tokens_per_s_per_user >= slow * 1.3);
+    assert!(fast.run.as_ref().unwrap().speed.decode_tokens_per_s_per_user >= slow * 1.3);
 }
 
 #[test]
@@ -215,7 +206,7 @@ fn verdicts_and_warnings_word_for_word() {
         text(&s, (79.19 * GIB as f64) as u64),
         (
             Fit::WeightsTooLarge,
-            "will not start: weights and runtime need more than the 0.90 × memory budget (KV pool would be -62.39 GiB) — use `--tensor-parallel-size 2`, a smaller format (fp8 or int4), or a GPU with more memory".to_string(),
+            "will not start: weights and runtime need more than the 0.90 × memory budget (KV pool would be -62.39 GiB)".to_string(),
             vec![]
         )
     );
@@ -225,7 +216,7 @@ fn verdicts_and_warnings_word_for_word() {
         text(&s, 23 * GIB),
         (
             Fit::KvTooSmall,
-            "will not start: one request of 131072 tokens needs 16.00 GiB of KV cache, the pool is 4.99 GiB — use `--max-model-len 40000`, `--kv-cache-dtype fp8`, or `--tensor-parallel-size 2`".to_string(),
+            "will not start: one request of 131072 tokens needs 16.00 GiB of KV cache, the pool is 4.99 GiB".to_string(),
             vec![]
         )
     );
@@ -238,10 +229,12 @@ fn verdicts_and_warnings_word_for_word() {
         text(&s, 80 * GIB),
         (
             Fit::FitsWithQueueing,
-            "starts, but only 89.7 requests of 5000 tokens fit in the KV cache at once; 400 users will queue — add GPUs (`--tensor-parallel-size 2` or replicas), `--kv-cache-dtype fp8`".to_string(),
+            "starts, but only 89.7 requests of 5000 tokens fit in the KV cache at once; 400 users will queue".to_string(),
             vec![]
         )
     );
+    // What vLLM refuses whatever the memory: TP 3 against 32 heads first, then a length
+    // above the model's 131,072 (taken, with a warning, under VLLM_ALLOW_LONG_MAX_MODEL_LEN=1).
     let mut s = scen("llama-3.1-8b", 3);
     s.flags.max_model_len = Some(1 << 20);
     s.flags.kv_dtype = KvDtype::Fp8;
@@ -249,13 +242,29 @@ fn verdicts_and_warnings_word_for_word() {
     assert_eq!(
         text(&s, 80 * GIB),
         (
-            Fit::Fits,
-            "fits: KV pool 62.95 GiB holds 3222.8 concurrent requests of 1280 tokens".to_string(),
-            vec![
-                "max_model_len 1048576 exceeds the model's max_position_embeddings 131072; vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1".to_string(),
-                "tensor_parallel_size 3 does not divide 32 attention heads: vLLM refuses this layout".to_string(),
-            ]
+            Fit::Refused,
+            "will not start: vLLM refuses it: TP 3 does not divide 32 attention heads".to_string(),
+            vec![]
         )
+    );
+    s.tensor_parallel_size = 1;
+    assert_eq!(
+        text(&s, 80 * GIB),
+        (
+            Fit::Refused,
+            "will not start: vLLM refuses it: `--max-model-len` 1048576 is above the model's maximum of 131072 tokens (allowed only with VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)".to_string(),
+            vec![]
+        )
+    );
+    s.flags.allow_long_max_model_len = true;
+    // Taken, and then memory decides: 1M tokens of fp8 KV (64 KiB each) exceed the pool.
+    let (fit, _, warnings) = text(&s, 80 * GIB);
+    assert_eq!(fit, Fit::KvTooSmall);
+    assert_eq!(warnings, ["max_model_len 1048576 exceeds the model's max_position_embeddings 131072: taken because VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, but the model was not trained on such lengths and may produce garbage past them"]);
+    s.flags.block_size = Some(7);
+    assert_eq!(
+        text(&s, 80 * GIB).1,
+        "will not start: vLLM refuses it: `--block-size` 7 is not one the CUDA attention backends take (16, 32, 64, 128 or 256)"
     );
     let mut s = scen("qwen2.5-7b", 1);
     s.flags.engine = Engine::Transformers;
@@ -308,7 +317,7 @@ fn a_time_to_first_token_target_widens_the_layout() {
     };
     base.workload.prompt_tokens = 8192;
     let p = plan(&cat, &base).unwrap();
-    let slow = p.speed.ttft_s * 1000.0;
+    let slow = p.run.as_ref().unwrap().speed.ttft_s * 1000.0;
     // Prefill of 8192 tokens on the fewest GPUs is compute-bound: TTFT ~ 2 x params x tokens
     // / (TP x peak). Asking for 60 % of it needs at least twice the tensor parallelism.
     let mut fast = base.clone();
@@ -320,7 +329,7 @@ fn a_time_to_first_token_target_widens_the_layout() {
         q.tensor_parallel_size,
         p.tensor_parallel_size
     );
-    assert!(q.speed.ttft_s * 1000.0 <= slow * 0.6);
+    assert!(q.run.as_ref().unwrap().speed.ttft_s * 1000.0 <= slow * 0.6);
     // The same target through the link and back.
     let (back, notices) = vramfit_core::share::decode(&vramfit_core::share::encode(&fast));
     assert!(notices.is_empty(), "{notices:?}");

@@ -16,6 +16,7 @@
 
 mod calibration;
 mod catalog;
+mod fixes;
 mod hand_values;
 mod header_paths;
 mod properties;

@@ -44,9 +44,10 @@ fn more_users_with_a_speed_target_never_need_fewer_gpus() {
                 p.gpus_needed
             );
             last = p.gpus_needed;
-            assert!(serves(&i.workload, &p.serving, true), "{model} at {users}");
-            assert!(p.serving.tokens_per_s_per_user >= 30.0);
-            assert!(LIMITS.contains(&p.limited_by), "{}", p.limited_by);
+            let r = p.run.as_ref().expect("starts");
+            assert!(serves(&i.workload, &r.serving, true), "{model} at {users}");
+            assert!(r.serving.tokens_per_s_per_user >= 30.0);
+            assert!(LIMITS.contains(&r.limited_by), "{}", r.limited_by);
         }
         assert!(last > 1, "{model}: 4096 users fit on one GPU");
     }
@@ -79,9 +80,10 @@ fn a_rate_twice_as_high_needs_at_least_as_many_replicas() {
         );
         last = (fixed.replicas, auto.gpus_needed);
         for p in [&fixed, &auto] {
-            assert_ne!(p.limited_by, "queue", "{rate} req/s");
-            assert!(p.serving.ttft_ms.is_some());
-            assert!(p.serving.tokens_per_s_per_user >= 10.0);
+            let r = p.run.as_ref().expect("starts");
+            assert_ne!(r.limited_by, "queue", "{rate} req/s");
+            assert!(r.serving.ttft_ms.is_some());
+            assert!(r.serving.tokens_per_s_per_user >= 10.0);
         }
     }
     assert!(last.0 > 1, "256 req/s on one L4");
@@ -96,7 +98,7 @@ fn the_fewest_replicas_for_a_rate_are_the_fewest() {
     });
     let p = plan(&cat, &i).unwrap();
     assert!(p.replicas > 1, "{}", p.replicas);
-    assert_ne!(p.limited_by, "queue");
+    assert_ne!(p.run.as_ref().expect("starts").limited_by, "queue");
     // One replica fewer each carry more than they complete: the queue grows.
     let m = cat.model("llama-3.1-8b").unwrap().model;
     let s = vramfit_core::plan::scenario(m.arch().unwrap(), &i, p.format, 128);
