@@ -22,16 +22,18 @@ pub fn render(cat: &Catalog, p: &Plan, inputs: &Inputs, a: &FitArgs) -> Output {
     // What bounds the answer: the running plan's limit; the memory (or the engine's
     // refusal) when the layout as given does not start.
     let limited_by = p.run.as_ref().map_or("memory", |r| r.limited_by);
-    let (tp, pp, replicas) = p.needed.map_or(
-        (p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas),
-        |n| (n.tensor_parallel_size, n.pipeline_parallel_size, n.replicas),
-    );
+    let (tp, pp, replicas) = (p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas);
+    // The layout as given does not start: the fewest that does, when there is one.
+    let instead = match (&p.run, p.needed) {
+        (None, Some(n)) => format!(" does not start; the fewest GPUs that start it: {n}"),
+        _ => String::new(),
+    };
     let (name, answer, detail) = match a.find {
         Find::Gpus => (
             "gpus",
-            p.needed.map(|n| n.gpus),
+            p.run.as_ref().map(|_| p.gpus_needed),
             format!(
-                "TP {tp} × PP {pp} × {replicas} replica(s) for {}; limited by {limited_by}",
+                "TP {tp} × PP {pp} × {replicas} replica(s){instead} for {}; limited by {limited_by}",
                 inputs.workload.request_rate.map_or_else(
                     || format!("{} users", inputs.workload.users),
                     |r| format!("{} requests/s", short(r))
@@ -186,14 +188,15 @@ mod tests {
         assert_eq!(o.code, 0);
         let j = o.json();
         assert_eq!(j["answer"].as_u64(), Some(p.gpus_needed));
-        assert_eq!(j["limited_by"], p.limited_by);
-        assert!(p.serving.tokens_per_s_per_user >= 40.0);
-        assert!(p.serving.ttft_ms.unwrap() <= 2000.0);
+        let r = p.run.as_ref().expect("starts");
+        assert_eq!(j["limited_by"], r.limited_by);
+        assert!(r.serving.tokens_per_s_per_user >= 40.0);
+        assert!(r.serving.ttft_ms.unwrap() <= 2000.0);
         assert!(p.gpus_needed >= 2, "{}", p.gpus_needed);
         let t = run(&cat(), &fit_args(&argv), &no_files).unwrap();
         assert!(
             t.stdout
-                .ends_with(&format!("for 2000 users; limited by {})\n", p.limited_by)),
+                .ends_with(&format!("for 2000 users; limited by {})\n", r.limited_by)),
             "{}",
             t.stdout
         );
@@ -204,7 +207,7 @@ mod tests {
         i.workload.request_rate = Some(50.0);
         let p = core(&i);
         assert_eq!(j["answer"].as_u64(), Some(p.gpus_needed));
-        assert_eq!(j["limited_by"], p.limited_by);
+        assert_eq!(j["limited_by"], p.run.as_ref().expect("starts").limited_by);
         assert!(j["detail"].as_str().unwrap().contains("50 requests/s"));
     }
 

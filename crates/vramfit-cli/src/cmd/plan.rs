@@ -217,7 +217,8 @@ mod tests {
         assert_close(&g["max_concurrency"], e.max_concurrency);
         assert_eq!(e.max_model_len, 8192);
         assert_eq!(j["fits"], fits(e.fit));
-        assert_eq!(j["verdict"], e.verdict.to_string());
+        assert_eq!(j["verdict"], p.verdict);
+        assert!(j["verdict"].as_str().unwrap().contains(&e.verdict.detail()));
         assert_eq!(j["model"], p.model_id);
         assert_eq!(j["gpu"], p.gpu_id);
         assert_eq!(j["format"], p.format.id());
@@ -227,7 +228,7 @@ mod tests {
         assert_eq!(j["parameters"], p.parameters);
         assert_close(
             &j["decode_tokens_per_s_per_user"],
-            p.speed.decode_tokens_per_s_per_user,
+            p.run.as_ref().expect("starts").speed.decode_tokens_per_s_per_user,
         );
         assert_eq!(j["formats"].as_array().map(Vec::len), Some(p.formats.len()));
         for k in [
@@ -268,19 +269,21 @@ mod tests {
         i.workload.request_rate = Some(4.0);
         i.workload.prefix_cache_hit_rate = Some(0.5);
         let p = core_plan(&i);
-        assert_eq!(j["limited_by"], p.limited_by);
-        assert_ne!(p.limited_by, "queue");
-        assert_close(&j["itl_ms"], p.serving.itl_ms);
-        assert_close(&j["ttft_ms"], p.serving.ttft_ms.unwrap());
-        assert_close(&j["e2e_ms"], p.serving.e2e_ms.unwrap());
+        let r = p.run.as_ref().expect("starts");
+        assert_eq!(j["limited_by"], r.limited_by);
+        assert_ne!(r.limited_by, "queue");
+        assert_close(&j["itl_ms"], r.serving.itl_ms);
+        assert_close(&j["ttft_ms"], r.serving.ttft_ms.unwrap());
+        assert_close(&j["e2e_ms"], r.serving.e2e_ms.unwrap());
         // One replica keeps up with 4 req/s.
         assert_eq!(p.replicas, 1);
-        assert_close(&j["requests_per_s"], p.serving.requests_per_s);
-        assert_close(&j["ttft_s"], p.speed.ttft_s);
+        assert_close(&j["requests_per_s"], r.serving.requests_per_s);
+        assert_close(&j["ttft_s"], r.speed.ttft_s);
         // The prefix cache shortens the prefill.
         i.workload.prefix_cache_hit_rate = None;
         let cold = core_plan(&i);
-        assert!(cold.serving.ttft_ms.unwrap() > p.serving.ttft_ms.unwrap());
+        let c = cold.run.as_ref().expect("starts");
+        assert!(c.serving.ttft_ms.unwrap() > r.serving.ttft_ms.unwrap());
     }
 
     #[test]
@@ -345,7 +348,7 @@ mod tests {
             }
             assert!(o
                 .stdout
-                .contains(&format!("\nverdict: {}\n", p.estimate.verdict)));
+                .contains(&format!("\nverdict: {}\n", p.verdict)));
         }
     }
 
@@ -366,7 +369,7 @@ mod tests {
             });
             let o = run(&cat(), &a, true, &no_files).unwrap();
             assert_eq!(o.code, u8::from(!fits(p.estimate.fit)), "{model} on {gpu}");
-            assert_eq!(o.stdout, format!("{}\n", p.estimate.verdict));
+            assert_eq!(o.stdout, format!("{}\n", p.verdict));
             // `plan` on the same flags exits 0 either way.
             assert_eq!(run(&cat(), &a, false, &no_files).unwrap().code, 0);
         }
@@ -400,6 +403,90 @@ mod tests {
         let j = o.json();
         assert_eq!(j["fits"], false);
         assert_eq!(j["tensor_parallel_size"], 1);
+        // No speed and no cost for a server that does not start: the fields are left out.
+        for k in [
+            "decode_tokens_per_s_per_user",
+            "decode_tokens_per_s_total",
+            "ttft_s",
+            "ttft_ms",
+            "itl_ms",
+            "e2e_ms",
+            "requests_per_s",
+            "limited_by",
+            "cost",
+        ] {
+            assert!(j.get(k).is_none(), "{k} present: {}", j[k]);
+        }
+        assert!(j["uncertainty"].get("decode_tokens_per_s_low").is_none());
+        for r in j["formats"].as_array().unwrap() {
+            assert_eq!(r.get("decode_tokens_per_s").is_some(), r["total_gpus"] != 0, "{r}");
+        }
+        // The fix, under the JSON's own field names, is the core's first checked fix, and
+        // the commands apply it.
+        let p = core_plan(&Inputs {
+            tensor_parallel_size: Some(1),
+            ..inputs("llama-3.1-70b", "rtx-4090")
+        });
+        assert_eq!(j["fix"], serde_json::to_value(p.fixes[0]).unwrap());
+        assert_eq!(j["fixes"].as_array().map(Vec::len), Some(p.fixes.len()));
+        assert_eq!(j["gpus_needed"], p.needed.unwrap().gpus);
+        let tp = j["fix"]["tensor_parallel_size"].as_u64();
+        let vllm = j["commands"]["vllm"].as_str().unwrap();
+        match tp {
+            Some(t) if t > 1 => assert!(vllm.contains(&format!("--tensor-parallel-size {t}")), "{vllm}"),
+            _ => {}
+        }
+        for id in vramfit_core::commands::IDS {
+            assert!(j["commands"][id].is_string(), "{id}");
+        }
+    }
+
+    #[test]
+    fn check_without_a_layout_says_which_it_chose() {
+        let o = run(
+            &cat(),
+            &plan_args(&["check", "llama-3.1-70b", "--gpu", "h100-sxm", "--max-model-len", "8192"]),
+            true,
+            &no_files,
+        )
+        .unwrap();
+        assert_eq!(o.code, 0);
+        assert!(o.stdout.starts_with("fits at TP 2 × PP 1 (chosen: fewest GPUs): "), "{}", o.stdout);
+        let o = run(
+            &cat(),
+            &plan_args(&["check", "llama-3.1-70b", "--gpu", "h100-sxm", "--max-model-len", "8192", "--tp", "1"]),
+            true,
+            &no_files,
+        )
+        .unwrap();
+        assert_eq!(o.code, 1);
+        assert!(o.stdout.starts_with("will not start at TP 1 × PP 1 (as given): "), "{}", o.stdout);
+    }
+
+    #[test]
+    fn print_command_prints_the_plans_command_ready_to_paste() {
+        let argv = [
+            "plan", "llama-3.1-70b", "--gpu", "l40s", "--quantization", "awq", "--tp", "1",
+            "--max-model-len", "8192", "--print-command", "vllm",
+        ];
+        let o = run(&cat(), &plan_args(&argv), false, &no_files).unwrap();
+        let mut i = inputs("llama-3.1-70b", "l40s");
+        i.format = Some(WeightFormat::Int4Awq);
+        i.tensor_parallel_size = Some(1);
+        i.flags.max_model_len = Some(8192);
+        let p = core_plan(&i);
+        assert_eq!(o.stdout, format!("{}\n", vramfit_core::commands::by_id(&p, "vllm").unwrap()));
+        assert!(o.stdout.starts_with("vllm serve hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4 "), "{}", o.stdout);
+        // Nothing starts: no command, a clear refusal.
+        let argv = [
+            "plan", "kimi-k2", "--gpu", "rtx-4080-super", "--gpu-memory-utilization", "0.05",
+            "--print-command", "sglang",
+        ];
+        match run(&cat(), &plan_args(&argv), false, &no_files) {
+            Err(Failure::Rejected(m)) => assert!(m.starts_with("no command to print: will not start"), "{m}"),
+            Err(Failure::Usage(m)) => panic!("usage error {m}"),
+            Ok(o) => assert!(false, "printed {}", o.stdout),
+        }
     }
 
     #[test]
