@@ -16,7 +16,9 @@ test('loads, computes in WASM, and shows the default scenario without errors', a
   const expected = cli(['plan', 'llama-3.1-8b', '--gpu', 'h100-sxm', '--max-model-len', '8192']);
   assert.equal(await text(page, 'weights-per-gpu'), gib(expected.per_gpu.weights_bytes));
   assert.equal(await text(page, 'kv-pool-per-gpu'), gib(expected.per_gpu.kv_pool_bytes));
-  assert.equal(await text(page, 'gpus-needed'), String(expected.gpus_needed));
+  const n = expected.needed;
+  assert.equal(await text(page, 'gpus-needed'), `${n.gpus} (TP ${n.tensor_parallel_size})`);
+  assert.equal(n.gpus, expected.gpus_needed);
   assert.deepEqual(page.errors, []);
   await shot(page, 'size-default-light');
 });
@@ -56,7 +58,33 @@ test('a model that does not fit says so, with the fix, and matches the CLI verdi
   const e = cli(['plan', 'llama-3.1-70b', '--gpu', 'rtx-4090', '--tensor-parallel-size', '1', '--max-model-len', '8192']);
   assert.equal(e.fits, false);
   assert.equal(await text(page, 'verdict'), e.verdict);
-  assert.match(await text(page, 'verdict'), /--tensor-parallel-size 2/);
+  assert.match(await text(page, 'verdict'), /^will not start at TP 1 × PP 1 \(as given\): .* — fix: /);
+  // Every figure says what it would take: no speed, no cost, the fewest GPUs that start.
+  assert.equal(await text(page, 'decode-tokens-per-s'), '–');
+  assert.equal(await text(page, 'cost'), '–');
+  const n = e.needed;
+  assert.match(await text(page, 'gpus-needed'), new RegExp(`^${n.gpus} \\(TP ${n.tensor_parallel_size}`));
+  assert.equal((await page.getByTestId('fix').allTextContents()).length, e.fixes.length);
+  // The commands apply the first fix.
+  const vllm = await page.getByTestId('command-vllm').textContent();
+  assert.ok(vllm.includes(e.commands.vllm.split('\n')[0]), vllm);
+  assert.match(await text(page, 'command-notes'), /apply the fix/);
+  assert.deepEqual(page.errors, []);
+});
+
+test('the seed\'s AWQ 70B on an L40S: the cards show the fix, the command is the AWQ checkpoint at that length', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/?model=llama-3.1-70b&gpu=l40s&quant=int4-awq&tp=1&len=8192');
+  await ready(page);
+  const e = cli(['plan', 'llama-3.1-70b', '--gpu', 'l40s', '--quantization', 'awq', '--tensor-parallel-size', '1', '--max-model-len', '8192']);
+  assert.equal(e.fix.max_model_len, 7488);
+  assert.equal(await text(page, 'max-context'), 'fits at ≤ 7,488 tokens');
+  assert.equal(await text(page, 'max-concurrency'), 'fits at ≤ 7,488 tokens');
+  const vllm = await page.getByTestId('command-vllm').textContent();
+  assert.match(vllm, /vllm serve hugging-quants\/Meta-Llama-3\.1-70B-Instruct-AWQ-INT4/);
+  assert.match(vllm, /--max-model-len 7488/);
+  assert.doesNotMatch(vllm, /meta-llama\/Llama-3\.1-70B-Instruct\b/);
+  assert.equal(vllm.replace(/^vLLM/, ''), e.commands.vllm);
   assert.deepEqual(page.errors, []);
 });
 

@@ -597,19 +597,17 @@ pub fn plan_arch(
     let base = scenario(arch.clone(), inputs, format, group);
     let problem = match (inputs.tensor_parallel_size, inputs.pipeline_parallel_size) {
         (None, None) => None,
-        (tp, pp) => crate::layout::ep_problem(
-            &base.model,
-            tp.unwrap_or(1),
-            inputs.flags.expert_parallel,
-        )
-        .or_else(|| {
-            layout_problem(
-                &base.model,
-                tp.unwrap_or(1),
-                pp.unwrap_or(1),
-                gpu.gpus_per_node(),
-            )
-        }),
+        (tp, pp) => {
+            crate::layout::ep_problem(&base.model, tp.unwrap_or(1), inputs.flags.expert_parallel)
+                .or_else(|| {
+                    layout_problem(
+                        &base.model,
+                        tp.unwrap_or(1),
+                        pp.unwrap_or(1),
+                        gpu.gpus_per_node(),
+                    )
+                })
+        }
     };
     let settled = settle(&base, gpu, inputs);
     let starts = settled.starts();

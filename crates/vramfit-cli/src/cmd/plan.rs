@@ -228,7 +228,11 @@ mod tests {
         assert_eq!(j["parameters"], p.parameters);
         assert_close(
             &j["decode_tokens_per_s_per_user"],
-            p.run.as_ref().expect("starts").speed.decode_tokens_per_s_per_user,
+            p.run
+                .as_ref()
+                .expect("starts")
+                .speed
+                .decode_tokens_per_s_per_user,
         );
         assert_eq!(j["formats"].as_array().map(Vec::len), Some(p.formats.len()));
         for k in [
@@ -346,9 +350,7 @@ mod tests {
                     .unwrap_or_else(|| panic!("{label} missing:\n{}", o.stdout));
                 assert!(line.ends_with(&fmt_bytes(v, u)), "{line}");
             }
-            assert!(o
-                .stdout
-                .contains(&format!("\nverdict: {}\n", p.verdict)));
+            assert!(o.stdout.contains(&format!("\nverdict: {}\n", p.verdict)));
         }
     }
 
@@ -419,7 +421,11 @@ mod tests {
         }
         assert!(j["uncertainty"].get("decode_tokens_per_s_low").is_none());
         for r in j["formats"].as_array().unwrap() {
-            assert_eq!(r.get("decode_tokens_per_s").is_some(), r["total_gpus"] != 0, "{r}");
+            assert_eq!(
+                r.get("decode_tokens_per_s").is_some(),
+                r["total_gpus"] != 0,
+                "{r}"
+            );
         }
         // The fix, under the JSON's own field names, is the core's first checked fix, and
         // the commands apply it.
@@ -433,7 +439,10 @@ mod tests {
         let tp = j["fix"]["tensor_parallel_size"].as_u64();
         let vllm = j["commands"]["vllm"].as_str().unwrap();
         match tp {
-            Some(t) if t > 1 => assert!(vllm.contains(&format!("--tensor-parallel-size {t}")), "{vllm}"),
+            Some(t) if t > 1 => assert!(
+                vllm.contains(&format!("--tensor-parallel-size {t}")),
+                "{vllm}"
+            ),
             _ => {}
         }
         for id in vramfit_core::commands::IDS {
@@ -445,29 +454,65 @@ mod tests {
     fn check_without_a_layout_says_which_it_chose() {
         let o = run(
             &cat(),
-            &plan_args(&["check", "llama-3.1-70b", "--gpu", "h100-sxm", "--max-model-len", "8192"]),
+            &plan_args(&[
+                "check",
+                "llama-3.1-70b",
+                "--gpu",
+                "h100-sxm",
+                "--max-model-len",
+                "8192",
+            ]),
             true,
             &no_files,
         )
         .unwrap();
         assert_eq!(o.code, 0);
-        assert!(o.stdout.starts_with("fits at TP 2 × PP 1 (chosen: fewest GPUs): "), "{}", o.stdout);
+        assert!(
+            o.stdout
+                .starts_with("fits at TP 2 × PP 1 (chosen: fewest GPUs): "),
+            "{}",
+            o.stdout
+        );
         let o = run(
             &cat(),
-            &plan_args(&["check", "llama-3.1-70b", "--gpu", "h100-sxm", "--max-model-len", "8192", "--tp", "1"]),
+            &plan_args(&[
+                "check",
+                "llama-3.1-70b",
+                "--gpu",
+                "h100-sxm",
+                "--max-model-len",
+                "8192",
+                "--tp",
+                "1",
+            ]),
             true,
             &no_files,
         )
         .unwrap();
         assert_eq!(o.code, 1);
-        assert!(o.stdout.starts_with("will not start at TP 1 × PP 1 (as given): "), "{}", o.stdout);
+        assert!(
+            o.stdout
+                .starts_with("will not start at TP 1 × PP 1 (as given): "),
+            "{}",
+            o.stdout
+        );
     }
 
     #[test]
     fn print_command_prints_the_plans_command_ready_to_paste() {
         let argv = [
-            "plan", "llama-3.1-70b", "--gpu", "l40s", "--quantization", "awq", "--tp", "1",
-            "--max-model-len", "8192", "--print-command", "vllm",
+            "plan",
+            "llama-3.1-70b",
+            "--gpu",
+            "l40s",
+            "--quantization",
+            "awq",
+            "--tp",
+            "1",
+            "--max-model-len",
+            "8192",
+            "--print-command",
+            "vllm",
         ];
         let o = run(&cat(), &plan_args(&argv), false, &no_files).unwrap();
         let mut i = inputs("llama-3.1-70b", "l40s");
@@ -475,15 +520,31 @@ mod tests {
         i.tensor_parallel_size = Some(1);
         i.flags.max_model_len = Some(8192);
         let p = core_plan(&i);
-        assert_eq!(o.stdout, format!("{}\n", vramfit_core::commands::by_id(&p, "vllm").unwrap()));
-        assert!(o.stdout.starts_with("vllm serve hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4 "), "{}", o.stdout);
+        assert_eq!(
+            o.stdout,
+            format!("{}\n", vramfit_core::commands::by_id(&p, "vllm").unwrap())
+        );
+        assert!(
+            o.stdout
+                .starts_with("vllm serve hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4 "),
+            "{}",
+            o.stdout
+        );
         // Nothing starts: no command, a clear refusal.
         let argv = [
-            "plan", "kimi-k2", "--gpu", "rtx-4080-super", "--gpu-memory-utilization", "0.05",
-            "--print-command", "sglang",
+            "plan",
+            "kimi-k2",
+            "--gpu",
+            "rtx-4080-super",
+            "--gpu-memory-utilization",
+            "0.05",
+            "--print-command",
+            "sglang",
         ];
         match run(&cat(), &plan_args(&argv), false, &no_files) {
-            Err(Failure::Rejected(m)) => assert!(m.starts_with("no command to print: will not start"), "{m}"),
+            Err(Failure::Rejected(m)) => {
+                assert!(m.starts_with("no command to print: will not start"), "{m}")
+            }
             Err(Failure::Usage(m)) => panic!("usage error {m}"),
             Ok(o) => assert!(false, "printed {}", o.stdout),
         }

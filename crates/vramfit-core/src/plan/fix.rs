@@ -269,7 +269,11 @@ impl Asker<'_> {
     fn settle(&self, fix: &Fix) -> Settled {
         let i = fix.apply(self.inputs);
         let format = fix.format.unwrap_or(self.format);
-        settle(&scenario(self.arch.clone(), &i, format, self.group), self.gpu, &i)
+        settle(
+            &scenario(self.arch.clone(), &i, format, self.group),
+            self.gpu,
+            &i,
+        )
     }
 
     /// With the layout left to the search (the fix's own layout fields cleared).
@@ -278,7 +282,11 @@ impl Asker<'_> {
         i.tensor_parallel_size = None;
         i.pipeline_parallel_size = None;
         let format = fix.format.unwrap_or(self.format);
-        settle(&scenario(self.arch.clone(), &i, format, self.group), self.gpu, &i)
+        settle(
+            &scenario(self.arch.clone(), &i, format, self.group),
+            self.gpu,
+            &i,
+        )
     }
 
     fn user_layout(&self) -> bool {
@@ -360,7 +368,11 @@ pub fn repair(
     }
     let refused = s.estimate.fit == Fit::Refused;
     let needed = {
-        let auto = if s.auto { s.clone() } else { a.settle_auto(&corr) };
+        let auto = if s.auto {
+            s.clone()
+        } else {
+            a.settle_auto(&corr)
+        };
         auto.starts().then(|| auto.needed())
     };
     let mut out: Vec<Fix> = Vec::new();
@@ -458,8 +470,7 @@ pub fn repair(
         let w = &inputs.workload;
         let short = Fix {
             max_model_len: Some(
-                (w.prompt_tokens + w.output_tokens)
-                    .clamp(1, s.scenario.model_len()),
+                (w.prompt_tokens + w.output_tokens).clamp(1, s.scenario.model_len()),
             ),
             ..Fix::default()
         };

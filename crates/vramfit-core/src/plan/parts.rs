@@ -110,7 +110,6 @@ fn speed_of(sv: Serving) -> Speed {
     }
 }
 
-
 /// Speed and cost of a settled plan that starts.
 pub(super) fn running(st: &Settled, gpu: &Gpu, engine: Engine) -> Running {
     let serving = operating_point(&st.scenario, gpu, st.replicas);
@@ -134,7 +133,10 @@ pub(super) fn running(st: &Settled, gpu: &Gpu, engine: Engine) -> Running {
 }
 
 fn sixteen_bit(f: WeightFormat) -> bool {
-    matches!(f, WeightFormat::Bf16 | WeightFormat::Fp16 | WeightFormat::Fp32)
+    matches!(
+        f,
+        WeightFormat::Bf16 | WeightFormat::Fp16 | WeightFormat::Fp32
+    )
 }
 
 fn fp8(f: WeightFormat) -> bool {
@@ -208,7 +210,12 @@ pub fn checkpoint(model: &Model, format: WeightFormat, engine: Engine) -> Checkp
 /// What to launch for a settled plan (with the fix that made it start, if any). The
 /// checkpoint is the model's own name in its native format, else a placeholder; [`super::plan`]
 /// resolves it against the catalog ([`checkpoint`]).
-pub(super) fn launch_of(st: &Settled, fix: Option<Fix>, name: &str, native: WeightFormat) -> Launch {
+pub(super) fn launch_of(
+    st: &Settled,
+    fix: Option<Fix>,
+    name: &str,
+    native: WeightFormat,
+) -> Launch {
     let s = &st.scenario;
     let e = &st.estimate;
     let own = s.format == native || (sixteen_bit(s.format) && sixteen_bit(native));
@@ -260,7 +267,8 @@ fn layout_words(st: &Settled) -> String {
 pub(super) fn verdict_text(st: &Settled, inputs: &Inputs, rep: &Repair) -> String {
     let e = &st.estimate;
     let w = &inputs.workload;
-    let bound = w.target_tokens_per_s.is_some() || w.max_ttft_ms.is_some() || w.request_rate.is_some();
+    let bound =
+        w.target_tokens_per_s.is_some() || w.max_ttft_ms.is_some() || w.request_rate.is_some();
     let how = match (st.auto, bound) {
         (false, _) => "as given",
         (true, false) => "chosen: fewest GPUs",

@@ -172,7 +172,10 @@ pub fn layout_refusal(
         });
     }
     if pp > m.layers {
-        return Some(Refusal::PpLayers { pp, layers: m.layers });
+        return Some(Refusal::PpLayers {
+            pp,
+            layers: m.layers,
+        });
     }
     None
 }
@@ -212,8 +215,8 @@ pub fn refusal(s: &Scenario) -> Option<Refusal> {
         }
     }
     let len = s.model_len();
-    let long_refused = matches!(engine, Engine::Vllm { .. } | Engine::Sglang)
-        && !s.flags.allow_long_max_model_len;
+    let long_refused =
+        matches!(engine, Engine::Vllm { .. } | Engine::Sglang) && !s.flags.allow_long_max_model_len;
     if long_refused && len > m.max_position_embeddings {
         return Some(Refusal::LongerThanModel {
             max_model_len: len,

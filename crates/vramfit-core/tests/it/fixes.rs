@@ -38,25 +38,40 @@ fn seventy_b_on_one_a100_needs_two_and_says_so() {
     assert!(p.estimate.weights_bytes >= 2 * p.parameters);
     assert!(p.estimate.weights_bytes > p.estimate.budget_bytes);
     assert_eq!(p.estimate.fit, Fit::WeightsTooLarge);
-    assert!(p.run.is_none(), "no speed or cost for a server that does not start");
+    assert!(
+        p.run.is_none(),
+        "no speed or cost for a server that does not start"
+    );
     // "GPUs needed" names the fewest layout that starts: TP 2 (65.7 GiB of weights each).
     let n = p.needed.expect("a layout starts");
-    assert_eq!((n.gpus, n.tensor_parallel_size, n.pipeline_parallel_size), (2, 2, 1));
+    assert_eq!(
+        (n.gpus, n.tensor_parallel_size, n.pipeline_parallel_size),
+        (2, 2, 1)
+    );
     assert_eq!(n.to_string(), "2 (TP 2)");
     assert_eq!(p.gpus_needed, 2);
     assert!(
-        p.verdict.starts_with("will not start at TP 1 × PP 1 (as given): weights and runtime"),
+        p.verdict
+            .starts_with("will not start at TP 1 × PP 1 (as given): weights and runtime"),
         "{}",
         p.verdict
     );
     assert_eq!(p.fixes[0].tensor_parallel_size, Some(2));
-    assert!(p.verdict.contains("fix: `--tensor-parallel-size 2`"), "{}", p.verdict);
+    assert!(
+        p.verdict.contains("fix: `--tensor-parallel-size 2`"),
+        "{}",
+        p.verdict
+    );
     for f in &p.fixes {
         assert!(with(&i, f).run.is_some(), "{f} does not start");
     }
     // The formats table: fp8 (70.5 GB of weights) does not fit one A100 at 8192 tokens either;
     // it says what it would take instead of a speed.
-    let fp8 = p.formats.iter().find(|r| r.format == WeightFormat::Fp8).unwrap();
+    let fp8 = p
+        .formats
+        .iter()
+        .find(|r| r.format == WeightFormat::Fp8)
+        .unwrap();
     assert_eq!(fp8.decode_tokens_per_s, None);
     assert_eq!(fp8.total_gpus, 0);
     assert!(
@@ -97,26 +112,48 @@ fn awq_seventy_b_on_an_l40s_fits_at_the_length_the_pool_holds() {
     // The commands are the fixed plan: the AWQ checkpoint at 7,488 tokens, no bf16 id and no
     // `--quantization` (vLLM reads it from the checkpoint's config).
     let vllm = vramfit_core::commands::by_id(&p, "vllm").unwrap();
-    assert!(vllm.starts_with("vllm serve hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4 "), "{vllm}");
+    assert!(
+        vllm.starts_with("vllm serve hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4 "),
+        "{vllm}"
+    );
     assert!(vllm.contains("--max-model-len 7488"), "{vllm}");
-    assert!(!vllm.contains("--quantization") && !vllm.contains("meta-llama/Llama-3.1-70B-Instruct "), "{vllm}");
+    assert!(
+        !vllm.contains("--quantization") && !vllm.contains("meta-llama/Llama-3.1-70B-Instruct "),
+        "{vllm}"
+    );
     let sglang = vramfit_core::commands::by_id(&p, "sglang").unwrap();
-    assert!(sglang.contains("--model-path hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4"), "{sglang}");
+    assert!(
+        sglang.contains("--model-path hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4"),
+        "{sglang}"
+    );
     assert!(sglang.contains("--context-length 7488"), "{sglang}");
     let gguf = vramfit_core::commands::by_id(&p, "llama_cpp").unwrap();
     assert!(gguf.contains(":Q4_K_M"), "{gguf}");
-    assert!(!gguf.contains("meta-llama/Llama-3.1-70B-Instruct-GGUF"), "{gguf}");
+    assert!(
+        !gguf.contains("meta-llama/Llama-3.1-70B-Instruct-GGUF"),
+        "{gguf}"
+    );
     assert!(vramfit_core::commands::notes(&p)[0].contains("`--max-model-len 7488`"));
 }
 
 #[test]
 fn what_vllm_refuses_will_not_start_with_the_reason_and_a_fix_that_does() {
     // TP 3 against Llama 3.1 8B's 32 heads.
-    let (i, p) = at("llama-3.1-8b", "h100-sxm", |i| i.tensor_parallel_size = Some(3));
+    let (i, p) = at("llama-3.1-8b", "h100-sxm", |i| {
+        i.tensor_parallel_size = Some(3)
+    });
     assert_eq!(p.estimate.fit, Fit::Refused);
-    assert_eq!(p.estimate.refusal, Some(Refusal::TpHeads { tp: 3, heads: 32 }));
+    assert_eq!(
+        p.estimate.refusal,
+        Some(Refusal::TpHeads { tp: 3, heads: 32 })
+    );
     assert!(p.run.is_none());
-    assert!(p.verdict.contains("vLLM refuses it: TP 3 does not divide 32 attention heads"), "{}", p.verdict);
+    assert!(
+        p.verdict
+            .contains("vLLM refuses it: TP 3 does not divide 32 attention heads"),
+        "{}",
+        p.verdict
+    );
     assert!(!p.fixes.is_empty());
     for f in &p.fixes {
         let q = with(&i, f);
@@ -125,7 +162,9 @@ fn what_vllm_refuses_will_not_start_with_the_reason_and_a_fix_that_does() {
         assert_eq!(32 % tp, 0, "{f}");
     }
     // A length above the model's 131,072, refused without VLLM_ALLOW_LONG_MAX_MODEL_LEN.
-    let (i, p) = at("llama-3.1-8b", "h100-sxm", |i| i.flags.max_model_len = Some(1_000_000));
+    let (i, p) = at("llama-3.1-8b", "h100-sxm", |i| {
+        i.flags.max_model_len = Some(1_000_000)
+    });
     assert_eq!(
         p.estimate.refusal,
         Some(Refusal::LongerThanModel {
@@ -136,18 +175,30 @@ fn what_vllm_refuses_will_not_start_with_the_reason_and_a_fix_that_does() {
     assert!(p.needed.is_some_and(|n| n.gpus == 1));
     assert_eq!(p.fixes[0].max_model_len, Some(131_072));
     assert!(with(&i, &p.fixes[0]).run.is_some());
-    assert!(p.fixes.iter().all(|f| f.tensor_parallel_size.is_none()), "{:?}", p.fixes);
+    assert!(
+        p.fixes.iter().all(|f| f.tensor_parallel_size.is_none()),
+        "{:?}",
+        p.fixes
+    );
     let (_, q) = at("llama-3.1-8b", "h100-sxm", |i| {
         i.flags.max_model_len = Some(200_000);
         i.flags.allow_long_max_model_len = true;
     });
     assert!(q.run.is_some(), "{}", q.verdict);
-    assert!(q.warnings.iter().any(|w| w.contains("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1")));
+    assert!(q
+        .warnings
+        .iter()
+        .any(|w| w.contains("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1")));
     // Block sizes: 7 is not in vLLM's `BlockSize` literal; 8 is, but no CUDA attention
     // backend takes it (multiples of 16); 32 is fine.
     for (b, refused) in [(7, true), (8, true), (16, false), (32, false), (256, false)] {
         let (i, p) = at("llama-3.1-8b", "h100-sxm", |i| i.flags.block_size = Some(b));
-        assert_eq!(p.estimate.fit == Fit::Refused, refused, "block {b}: {}", p.verdict);
+        assert_eq!(
+            p.estimate.fit == Fit::Refused,
+            refused,
+            "block {b}: {}",
+            p.verdict
+        );
         if refused {
             assert_eq!(p.fixes[0].block_size, Some(16));
             assert!(with(&i, &p.fixes[0]).run.is_some());
@@ -172,8 +223,16 @@ fn the_pre_flight_says_which_layout_it_checked() {
         "{}",
         auto.verdict
     );
-    let (_, given) = at("llama-3.1-70b", "h100-sxm", |i| i.tensor_parallel_size = Some(4));
-    assert!(given.verdict.starts_with("fits at TP 4 × PP 1 (as given): "), "{}", given.verdict);
+    let (_, given) = at("llama-3.1-70b", "h100-sxm", |i| {
+        i.tensor_parallel_size = Some(4)
+    });
+    assert!(
+        given
+            .verdict
+            .starts_with("fits at TP 4 × PP 1 (as given): "),
+        "{}",
+        given.verdict
+    );
 }
 
 #[test]
@@ -227,11 +286,19 @@ fn every_number_agrees_with_the_verdict_over_the_catalog() {
                         pipeline_parallel_size: Some(n.pipeline_parallel_size),
                         ..i.clone()
                     };
-                    if let Some(Refusal::LongerThanModel { max_position_embeddings, .. }) = p.estimate.refusal {
+                    if let Some(Refusal::LongerThanModel {
+                        max_position_embeddings,
+                        ..
+                    }) = p.estimate.refusal
+                    {
                         j.flags.max_model_len = Some(max_position_embeddings);
                     }
                     let q = plan(&CAT, &j).unwrap();
-                    assert!(q.run.is_some(), "{what}: needed {n} does not start: {}", q.verdict);
+                    assert!(
+                        q.run.is_some(),
+                        "{what}: needed {n} does not start: {}",
+                        q.verdict
+                    );
                     assert_eq!(q.gpus_needed, n.gpus, "{what}");
                     checked.0 += 1;
                 } else {
@@ -245,19 +312,45 @@ fn every_number_agrees_with_the_verdict_over_the_catalog() {
                     assert_eq!(p.launch.is_some(), !p.fixes.is_empty(), "{what}");
                     for f in &p.fixes {
                         let q = with(&i, f);
-                        assert!(q.run.is_some(), "{what}: fix {f} does not start: {}", q.verdict);
+                        assert!(
+                            q.run.is_some(),
+                            "{what}: fix {f} does not start: {}",
+                            q.verdict
+                        );
                         checked.1 += 1;
                     }
                 }
                 for r in &p.formats {
                     let starts = r.estimate.fit.starts();
-                    assert_eq!(r.decode_tokens_per_s.is_some(), starts, "{what}: {}", r.format);
+                    assert_eq!(
+                        r.decode_tokens_per_s.is_some(),
+                        starts,
+                        "{what}: {}",
+                        r.format
+                    );
                     assert_eq!(r.total_gpus > 0, starts, "{what}: {}", r.format);
-                    assert_eq!(r.fix.is_none(), starts || !r.outcome.starts_with("fits at") && !r.outcome.starts_with("needs"), "{what}: {} {}", r.format, r.outcome);
+                    assert_eq!(
+                        r.fix.is_none(),
+                        starts
+                            || !r.outcome.starts_with("fits at") && !r.outcome.starts_with("needs"),
+                        "{what}: {} {}",
+                        r.format,
+                        r.outcome
+                    );
                     if let Some(f) = r.fix {
                         assert_eq!(f.format, None, "{what}: a row's fix keeps its format");
-                        let q = with(&i, &Fix { format: Some(r.format), ..f });
-                        assert!(q.run.is_some(), "{what}: row {} fix {f} does not start", r.format);
+                        let q = with(
+                            &i,
+                            &Fix {
+                                format: Some(r.format),
+                                ..f
+                            },
+                        );
+                        assert!(
+                            q.run.is_some(),
+                            "{what}: row {} fix {f} does not start",
+                            r.format
+                        );
                         checked.2 += 1;
                     }
                 }
@@ -265,5 +358,8 @@ fn every_number_agrees_with_the_verdict_over_the_catalog() {
         }
     }
     // The property ran over real cases of each kind.
-    assert!(checked.0 > 5_000 && checked.1 > 500 && checked.2 > 100, "{checked:?}");
+    assert!(
+        checked.0 > 5_000 && checked.1 > 500 && checked.2 > 100,
+        "{checked:?}"
+    );
 }

@@ -189,7 +189,14 @@ fn a_speed_target_widens_the_layout_instead_of_adding_replicas() {
         fast.tensor_parallel_size,
         p.tensor_parallel_size
     );
-    assert!(fast.run.as_ref().unwrap().speed.decode_tokens_per_s_per_user >= slow * 1.3);
+    assert!(
+        fast.run
+            .as_ref()
+            .unwrap()
+            .speed
+            .decode_tokens_per_s_per_user
+            >= slow * 1.3
+    );
 }
 
 #[test]
