@@ -546,7 +546,7 @@ mod tests {
                 assert!(m.starts_with("no command to print: will not start"), "{m}")
             }
             Err(Failure::Usage(m)) => panic!("usage error {m}"),
-            Ok(o) => assert!(false, "printed {}", o.stdout),
+            Ok(o) => panic!("printed {}", o.stdout),
         }
     }
 
