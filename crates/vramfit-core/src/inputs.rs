@@ -115,6 +115,10 @@ pub struct Inputs {
     /// The traffic.
     #[serde(flatten)]
     pub workload: Workload,
+    /// A pasted engine launch command to check ([`crate::command`]); empty = none. It rides
+    /// in the URL so a share link carries it; the plan itself never reads it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub command: String,
 }
 
 impl Default for Inputs {
@@ -130,6 +134,7 @@ impl Default for Inputs {
                 ..EngineFlags::default()
             },
             workload: Workload::default(),
+            command: String::new(),
         }
     }
 }
@@ -177,12 +182,15 @@ pub enum Field {
     PrefixCacheHitRate,
     /// [`EngineFlags::expert_parallel`].
     ExpertParallel,
+    /// [`Inputs::command`].
+    Command,
 }
 
 /// What values an input takes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Range {
-    /// Free text (a catalog id, alias or repo id); must not be empty.
+    /// Free text: a catalog id, alias or repo id (must not be empty), or the pasted launch
+    /// command (may be empty: no command; at most [`MAX_COMMAND_LEN`] characters).
     Text,
     /// One of a list of ids (formats, dtypes, engines).
     Choice,
@@ -227,7 +235,7 @@ pub struct Key {
 }
 
 /// Every input. The URL codec writes keys in this order.
-pub const KEYS: [Key; 20] = [
+pub const KEYS: [Key; 21] = [
     Key {
         field: Field::Model,
         url: "model",
@@ -452,7 +460,22 @@ pub const KEYS: [Key; 20] = [
         default: "",
         auto: false,
     },
+    Key {
+        field: Field::Command,
+        url: "cmd",
+        flag: "--command",
+        label: "Check my command",
+        unit: "",
+        range: Range::Text,
+        default: "",
+        auto: false,
+    },
 ];
+
+/// Longest pasted command accepted (characters): a Kubernetes manifest's container section
+/// fits; the URL codec takes this key up to this length instead of
+/// [`crate::share::MAX_VALUE_LEN`].
+pub const MAX_COMMAND_LEN: usize = 8000;
 
 /// The row of a field.
 #[must_use]
@@ -566,6 +589,7 @@ impl Inputs {
             Field::RequestRate => w.request_rate.map(short),
             Field::PrefixCacheHitRate => w.prefix_cache_hit_rate.map(short),
             Field::ExpertParallel => f.expert_parallel.then(|| "1".to_string()),
+            Field::Command => (!self.command.is_empty()).then(|| self.command.clone()),
         }
     }
 
@@ -646,6 +670,14 @@ impl Inputs {
             Field::MaxTtftMs => w.max_ttft_ms = Some(k.float(value)?),
             Field::RequestRate => w.request_rate = Some(k.float(value)?),
             Field::PrefixCacheHitRate => w.prefix_cache_hit_rate = Some(k.float(value)?),
+            Field::Command if value.chars().count() > MAX_COMMAND_LEN => {
+                return Err(format!(
+                    "`{}` is longer than {MAX_COMMAND_LEN} characters",
+                    k.flag
+                ));
+            }
+            // Kept as pasted (trimmed): the checker reads it, the plan does not.
+            Field::Command => self.command = v.to_string(),
             Field::ExpertParallel => {
                 f.expert_parallel = match v {
                     "1" | "true" => true,
@@ -690,7 +722,7 @@ pub fn short(x: f64) -> String {
 mod tests {
     use super::*;
 
-    const ALL: [Field; 20] = [
+    const ALL: [Field; 21] = [
         Field::Model,
         Field::Gpu,
         Field::Format,
@@ -711,6 +743,7 @@ mod tests {
         Field::RequestRate,
         Field::PrefixCacheHitRate,
         Field::ExpertParallel,
+        Field::Command,
     ];
 
     #[test]
