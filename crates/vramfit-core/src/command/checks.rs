@@ -114,9 +114,13 @@ pub(super) fn run(
         out.push(Check {
             id: "flags_not_modelled",
             message: format!(
-                "not modelled: {}; the estimate leaves out the memory {} take or save",
+                "not modelled: {}; the estimate leaves out the memory {}",
                 memory.join(", "),
-                if memory.len() == 1 { "it" } else { "they" }
+                if memory.len() == 1 {
+                    "it takes or saves"
+                } else {
+                    "they take or save"
+                }
             ),
             flags: memory,
             severity: Severity::Note,
@@ -191,7 +195,7 @@ fn quantization(c: &Command, m: &ModelMatch<'_>, checkpoint: WeightFormat, out: 
         id: "quantization_mismatch",
         flags: vec![flag.clone()],
         message: format!(
-            "`{repo}` is the {stored} checkpoint of {name}: it holds no {kind} weights. {engine} infers quantization from the checkpoint's config.json, and with `{flag}` it looks for a {kind} quantization config the checkpoint does not have and refuses to start. {advice}"
+            "`{repo}` is the {stored} checkpoint of {name}: it holds no {kind} weights. {engine} infers quantization from the checkpoint's config.json, and with `{flag}` it looks for {kind} weights and a quantization config that the checkpoint does not have: it refuses to start. {advice}"
         ),
         severity: Severity::WillNotStart,
     });
