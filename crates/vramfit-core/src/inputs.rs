@@ -676,8 +676,10 @@ impl Inputs {
                     k.flag
                 ));
             }
-            // Kept as pasted (trimmed): the checker reads it, the plan does not.
-            Field::Command => self.command = v.to_string(),
+            // Kept as pasted (a text box must not lose the space just typed); only blank
+            // text is "no command". The checker reads it, the plan does not.
+            Field::Command if v.is_empty() => self.command.clear(),
+            Field::Command => self.command = value.to_string(),
             Field::ExpertParallel => {
                 f.expert_parallel = match v {
                     "1" | "true" => true,

@@ -242,8 +242,10 @@ mod tests {
 
     #[test]
     fn the_pasted_command_rides_in_the_link_up_to_its_own_length() {
-        let mut i = Inputs::default();
-        i.command = format!("vllm serve {}", "x".repeat(600));
+        let i = Inputs {
+            command: format!("vllm serve {}", "x".repeat(600)),
+            ..Inputs::default()
+        };
         let q = encode(&i);
         assert!(q.starts_with("cmd=vllm%20serve%20xxx"), "{q}");
         let (back, notices) = decode(&q);

@@ -357,9 +357,7 @@ pub(super) fn read(engine: Engine, args: &[String]) -> Result<Command, CommandEr
         let row = t.rows.iter().find(|(f, _)| *f == flag).map(|(_, to)| *to);
         let switch =
             t.switches.contains(&flag.as_str()) || t.unmodelled_switches.contains(&flag.as_str());
-        let value = if switch {
-            inline
-        } else if inline.is_some() {
+        let value = if switch || inline.is_some() {
             inline
         } else if let Some(n) = args.get(i).filter(|n| !looks_like_flag(n)) {
             i += 1;

@@ -361,7 +361,15 @@ fn the_workload_and_engine_version_come_from_the_base() {
 /// catalog repo).
 #[test]
 fn generated_commands_read_back_to_the_same_plan() {
-    let cases: [(&str, &str, Option<&str>, KvDtype, Option<u64>); 7] = [
+    // Model, GPU, format, KV dtype, length.
+    type Case = (
+        &'static str,
+        &'static str,
+        Option<&'static str>,
+        KvDtype,
+        Option<u64>,
+    );
+    let cases: [Case; 7] = [
         ("llama-3.1-8b", "h100-sxm", None, KvDtype::Auto, Some(32768)),
         ("llama-3.1-70b", "h100-sxm", None, KvDtype::Fp8, None),
         (
