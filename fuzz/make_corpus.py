@@ -6,6 +6,7 @@ Deterministic (standard library only); rerun after the fixtures or the catalog c
   config_json         the `config` object of every catalog model (src/catalog/models/*.json)
   share_link          a few share-link queries
   oom_text            every out-of-memory message quoted in the tests of src/oom/tests.rs
+  command             a few pasted launch commands (shell, docker, Kubernetes YAML)
 """
 import ast
 import glob
@@ -85,6 +86,26 @@ def decimals():
     return len(os.listdir(d))
 
 
+COMMANDS = [
+    "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --quantization awq",
+    "docker run --gpus all -e VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm/vllm-openai:v0.16.0 \\\n"
+    "  --model meta-llama/Llama-3.1-8B-Instruct --max-model-len=200k",
+    "CUDA_VISIBLE_DEVICES=0,1 python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
+    " --tp 2 --mem-fraction-static 0.8 --kv-cache-dtype fp8_e4m3",
+    "trtllm-serve meta-llama/Llama-3.1-8B-Instruct --backend pytorch --tp_size 2 --max_seq_len 8192",
+    "containers:\n  - image: vllm/vllm-openai:latest\n    args:\n      - \"Qwen/Qwen2.5-7B-Instruct\"\n"
+    "      - \"--tensor-parallel-size\"\n      - \"8\"\n    env:\n      - name: HF_TOKEN\n        value: x\n",
+    "command: [\"/bin/sh\", \"-c\"]\nargs:\n  - |\n    vllm serve 'm' --tp=2 # c\n",
+]
+
+
+def commands():
+    d = reset("command")
+    for n, t in enumerate(COMMANDS):
+        write(d, f"cmd{n:02}", t)
+    return len(os.listdir(d))
+
+
 def ooms():
     d = reset("oom_text")
     path = os.path.join(CORE, "src", "oom", "tests.rs")
@@ -108,6 +129,7 @@ if __name__ == "__main__":
         "share_link": share(),
         "oom_text": ooms(),
         "decimal": decimals(),
+        "command": commands(),
     }
     for k, v in counts.items():
         print(f"[make_corpus] {k}: {v} seeds")

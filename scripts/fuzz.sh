@@ -23,6 +23,7 @@ max_len() {
     config_json) echo 16384 ;;
     share_link) echo 4096 ;;
     oom_text) echo 16384 ;;
+    command) echo 8192 ;;
     decimal) echo 1024 ;;
     *) echo 4096 ;;
   esac

@@ -212,6 +212,7 @@ pub fn SizeView() -> impl IntoView {
             </table>
             <h2>"Engine commands"</h2>
             <div class="vf-cmds" data-testid="commands">{cmds}</div>
+            <crate::components::command_view::CommandView/>
             <div class="vf-actions">
                 <button type="button" class="vf-button" data-testid="share-link" on:click=copy_link>
                     {move || if copied.get() { "Link copied" } else { "Copy share link" }}

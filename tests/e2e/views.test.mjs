@@ -232,3 +232,43 @@ test('fully usable by keyboard: tabs, selects and inputs', async () => {
   assert.notEqual(outline, 'none');
   assert.deepEqual(page.errors, []);
 });
+
+test('check my command: the issue example, the share link carries it, text stays text', async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/?gpu=h100-sxm`);
+  await ready(page);
+  const issue = 'vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --quantization awq';
+  await page.getByTestId('command-input').fill(issue);
+  const checks = page.getByTestId('command-checks');
+  await checks.waitFor();
+  assert.equal(await checks.getAttribute('data-state'), 'will-not-start');
+  const items = page.getByTestId('command-check');
+  assert.equal(await items.count(), 1);
+  assert.equal(await items.first().getAttribute('data-id'), 'quantization_mismatch');
+  assert.match(await items.first().textContent(), /hugging-quants\/Meta-Llama-3\.1-70B-Instruct-AWQ-INT4/);
+  await shot(page, 'command-check');
+  // The link carries the command: a fresh page shows the same box and the same answer.
+  await page.waitForURL(/cmd=vllm%20serve/);
+  const again = await newPage(browser);
+  await again.goto(page.url());
+  await again.getByTestId('command-checks').waitFor();
+  assert.equal(await again.getByTestId('command-input').inputValue(), issue);
+  assert.equal(await again.getByTestId('command-check').first().getAttribute('data-id'), 'quantization_mismatch');
+  // A command that starts: the same checks as `vramfit check --command`.
+  const ok = 'vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --enable-lora --port 8000';
+  await page.getByTestId('command-input').fill(ok);
+  await page.waitForFunction(() => document.querySelector('[data-testid="command-checks"]')?.dataset.state === 'starts');
+  const e = cli(['check', '--command', ok, '--gpu', 'h100-sxm']);
+  assert.equal(e.starts, true);
+  const ids = await page.getByTestId('command-check').evaluateAll((els) => els.map((x) => x.dataset.id));
+  assert.deepEqual(ids, e.command_checks.map((c) => c.id));
+  // Pasted markup is shown as text, never run or rendered.
+  await page.getByTestId('command-input').fill('vllm serve <img src=x onerror="window.pwned=1"><script>window.pwned=2</script>');
+  await page.waitForFunction(() => document.querySelector('[data-testid="command-checks"]')?.dataset.state === 'error');
+  assert.match(await checks.textContent(), /unknown model `<img/);
+  assert.equal(await page.locator('[data-testid="command-checks"] img, [data-testid="command-checks"] script').count(), 0);
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(again.errors, []);
+  await again.context().close();
+});

@@ -71,10 +71,37 @@ pub struct InspectArgs {
     pub json: bool,
 }
 
+/// The flags a `--command` sets itself (given both ways, which one holds would be a guess).
+const COMMAND_SETS: [&str; 12] = [
+    "model",
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "max_model_len",
+    "gpu_memory_utilization",
+    "kv_cache_dtype",
+    "quantization",
+    "dtype",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+    "block_size",
+    "engine",
+];
+
 #[derive(Args, Clone)]
 pub struct PlanArgs {
     /// Catalog id, Hugging Face repo id, path to a config.json, or a model directory.
+    #[arg(
+        required_unless_present = "command",
+        default_value = "",
+        hide_default_value = true
+    )]
     pub model: String,
+    /// `check` only: a pasted launch command to check on --gpu (`vllm serve …`,
+    /// `python -m sglang.launch_server …`, `trtllm-serve …`, wrapped in `docker run` or a
+    /// Kubernetes `args:` list). The model and the engine's flags come from it; the workload
+    /// flags (--users, --prompt-tokens, …) apply.
+    #[arg(long, conflicts_with_all = COMMAND_SETS)]
+    pub command: Option<String>,
     /// Catalog GPU id, alias, or the name nvidia-smi prints.
     #[arg(long)]
     pub gpu: String,
@@ -224,6 +251,38 @@ mod tests {
                 Some(3)
             );
         }
+    }
+
+    #[test]
+    fn check_takes_a_command_instead_of_a_model() {
+        let argv = [
+            "vramfit",
+            "check",
+            "--command",
+            "vllm serve m",
+            "--gpu",
+            "g",
+            "--users",
+            "4",
+        ];
+        let Cmd::Check(a) = Cli::try_parse_from(argv).unwrap().cmd else {
+            unreachable!()
+        };
+        assert_eq!(a.command.as_deref(), Some("vllm serve m"));
+        assert_eq!((a.model.as_str(), a.users), ("", 4));
+        // The flags the command sets cannot be given beside it.
+        for extra in [
+            &["m"][..],
+            &["--tensor-parallel-size", "2"],
+            &["--engine", "sglang"],
+        ] {
+            let argv = ["vramfit", "check", "--command", "x", "--gpu", "g"]
+                .into_iter()
+                .chain(extra.iter().copied());
+            assert!(Cli::try_parse_from(argv).is_err(), "{extra:?}");
+        }
+        // Without either, the model is still required.
+        assert!(Cli::try_parse_from(["vramfit", "check", "--gpu", "g"]).is_err());
     }
 
     #[test]

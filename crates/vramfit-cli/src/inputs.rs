@@ -8,6 +8,9 @@ use vramfit_core::plan::Inputs;
 /// The plan flags as [`Inputs`]: every value goes through the core's input table
 /// (`Inputs::set`), so a value out of range gets the same message as in a link or the page.
 pub fn inputs_of(a: &PlanArgs) -> Res<Inputs> {
+    if a.command.is_some() {
+        return Err(usage("`--command` is read by `vramfit check` only"));
+    }
     let mut i = Inputs::default();
     // The CLI sizes at the model's own maximum context unless told otherwise.
     i.flags.max_model_len = None;

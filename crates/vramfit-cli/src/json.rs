@@ -403,3 +403,33 @@ pub fn oom_json(
 ) -> serde_json::Value {
     serde_json::json!({ "report": report, "findings": findings })
 }
+
+/// `check --command … --json`: the plan of the command (the fields of [`PlanJson`]) plus
+/// what the command said and its contradictions.
+#[derive(Serialize)]
+pub struct CommandJson<'a> {
+    #[serde(flatten)]
+    pub plan: PlanJson<'a>,
+    /// Whether the command starts: the plan starts and no check says it will not.
+    pub starts: bool,
+    /// The model as the command names it (a repo id); `model` is its catalog id.
+    pub repo: &'a str,
+    /// The contradictions, most serious first.
+    pub command_checks: &'a [vramfit_core::command::Check],
+    /// Every flag not modelled, with `affects_memory` false for those known to change no
+    /// memory.
+    pub unmodelled_flags: &'a [vramfit_core::command::Unmodelled],
+    /// Environment variables the command sets (`value` null: passed from the host).
+    pub env: &'a [vramfit_core::command::EnvVar],
+}
+
+pub fn command_json(c: &vramfit_core::command::CommandCheck) -> CommandJson<'_> {
+    CommandJson {
+        plan: plan_json(&c.plan),
+        starts: c.starts(),
+        repo: &c.command.model,
+        command_checks: &c.checks,
+        unmodelled_flags: &c.command.unmodelled,
+        env: &c.command.env,
+    }
+}

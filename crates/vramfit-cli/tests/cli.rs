@@ -351,3 +351,41 @@ fn oom_explains_a_pytorch_message_from_stdin() {
     let o = vramfit(&["oom", "/nonexistent/file"]);
     assert_eq!(o.status.code(), Some(1));
 }
+
+#[test]
+fn check_command_contract() {
+    let issue = "vllm serve meta-llama/Llama-3.1-70B-Instruct \\\n  --tensor-parallel-size 4 --quantization awq";
+    let o = vramfit(&["check", "--command", issue, "--gpu", "h100-sxm", "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for k in [
+        "fits",
+        "verdict",
+        "model",
+        "engine",
+        "tensor_parallel_size",
+        "per_gpu",
+    ] {
+        assert!(!j[k].is_null(), "plan field `{k}` kept");
+    }
+    for k in [
+        "starts",
+        "repo",
+        "command_checks",
+        "unmodelled_flags",
+        "env",
+    ] {
+        assert!(!j[k].is_null(), "command field `{k}`");
+    }
+    let c = &j["command_checks"][0];
+    assert_eq!(c["id"], "quantization_mismatch");
+    assert!(c["flags"].is_array() && c["message"].is_string());
+    let ok = vramfit(&[
+        "check",
+        "--command",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192",
+        "--gpu",
+        "h100-sxm",
+    ]);
+    assert_eq!(ok.status.code(), Some(0));
+}

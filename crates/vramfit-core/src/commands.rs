@@ -55,11 +55,13 @@ pub const IDS: [&str; 5] = ["vllm", "sglang", "trtllm", "transformers", "llama_c
 /// cannot quantize while loading.
 fn repo(l: &Launch, online_ok: bool) -> String {
     let c = &l.checkpoint;
-    if c.online && !online_ok {
-        let base = c.repo.rsplit('/').next().unwrap_or(&c.repo);
-        format!("YOUR-ORG/{base}-{}", l.format.id().to_ascii_uppercase())
-    } else {
-        c.repo.clone()
+    match (&c.prequantized, c.online && !online_ok) {
+        (_, false) => c.repo.clone(),
+        (Some(r), true) => r.clone(),
+        (None, true) => {
+            let base = c.repo.rsplit('/').next().unwrap_or(&c.repo);
+            format!("YOUR-ORG/{base}-{}", l.format.id().to_ascii_uppercase())
+        }
     }
 }
 
@@ -181,7 +183,7 @@ pub fn transformers(l: &Launch) -> String {
         WeightFormat::Fp32 => "torch.float32",
         _ => "torch.bfloat16",
     };
-    let note = if l.checkpoint.known && !l.checkpoint.online {
+    let note = if l.checkpoint.known && (!l.checkpoint.online || l.checkpoint.prequantized.is_some()) {
         ""
     } else {
         "  # replace with a checkpoint in this format"
@@ -264,9 +266,10 @@ pub fn notes(p: &Plan) -> Vec<String> {
         ));
     }
     if l.checkpoint.online {
-        n.push(
-            "vLLM and SGLang quantize the 16-bit checkpoint to FP8 while loading; TensorRT-LLM and transformers need an FP8 checkpoint".into(),
-        );
+        n.push(match &l.checkpoint.prequantized {
+            Some(r) => format!("vLLM and SGLang quantize the 16-bit checkpoint to FP8 while loading; TensorRT-LLM and transformers load the FP8 checkpoint `{r}`"),
+            None => "vLLM and SGLang quantize the 16-bit checkpoint to FP8 while loading; TensorRT-LLM and transformers need an FP8 checkpoint".into(),
+        });
     }
     if l.replicas > 1 {
         n.push(format!(

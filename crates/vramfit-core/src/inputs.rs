@@ -119,6 +119,10 @@ pub struct Inputs {
     /// The traffic.
     #[serde(flatten)]
     pub workload: Workload,
+    /// A pasted engine launch command to check ([`crate::command`]); empty = none. It rides
+    /// in the URL so a share link carries it; the plan itself never reads it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub command: String,
 }
 
 impl Default for Inputs {
@@ -134,6 +138,7 @@ impl Default for Inputs {
                 ..EngineFlags::default()
             },
             workload: Workload::default(),
+            command: String::new(),
         }
     }
 }
@@ -183,12 +188,15 @@ pub enum Field {
     ExpertParallel,
     /// [`EngineFlags::allow_long_max_model_len`].
     AllowLongMaxModelLen,
+    /// [`Inputs::command`].
+    Command,
 }
 
 /// What values an input takes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Range {
-    /// Free text (a catalog id, alias or repo id); must not be empty.
+    /// Free text: a catalog id, alias or repo id (must not be empty), or the pasted launch
+    /// command (may be empty: no command; at most [`MAX_COMMAND_LEN`] characters).
     Text,
     /// One of a list of ids (formats, dtypes, engines).
     Choice,
@@ -233,7 +241,7 @@ pub struct Key {
 }
 
 /// Every input. The URL codec writes keys in this order.
-pub const KEYS: [Key; 21] = [
+pub const KEYS: [Key; 22] = [
     Key {
         field: Field::Model,
         url: "model",
@@ -468,7 +476,22 @@ pub const KEYS: [Key; 21] = [
         default: "",
         auto: false,
     },
+    Key {
+        field: Field::Command,
+        url: "cmd",
+        flag: "--command",
+        label: "Check my command",
+        unit: "",
+        range: Range::Text,
+        default: "",
+        auto: false,
+    },
 ];
+
+/// Longest pasted command accepted (characters): a Kubernetes manifest's container section
+/// fits; the URL codec takes this key up to this length instead of
+/// [`crate::share::MAX_VALUE_LEN`].
+pub const MAX_COMMAND_LEN: usize = 8000;
 
 /// The row of a field.
 #[must_use]
@@ -583,6 +606,7 @@ impl Inputs {
             Field::PrefixCacheHitRate => w.prefix_cache_hit_rate.map(short),
             Field::ExpertParallel => f.expert_parallel.then(|| "1".to_string()),
             Field::AllowLongMaxModelLen => f.allow_long_max_model_len.then(|| "1".to_string()),
+            Field::Command => (!self.command.is_empty()).then(|| self.command.clone()),
         }
     }
 
@@ -665,6 +689,16 @@ impl Inputs {
             Field::PrefixCacheHitRate => w.prefix_cache_hit_rate = Some(k.float(value)?),
             Field::ExpertParallel => f.expert_parallel = flag(value)?,
             Field::AllowLongMaxModelLen => f.allow_long_max_model_len = flag(value)?,
+            Field::Command if value.chars().count() > MAX_COMMAND_LEN => {
+                return Err(format!(
+                    "`{}` is longer than {MAX_COMMAND_LEN} characters",
+                    k.flag
+                ));
+            }
+            // Kept as pasted (a text box must not lose the space just typed); only blank
+            // text is "no command". The checker reads it, the plan does not.
+            Field::Command if v.is_empty() => self.command.clear(),
+            Field::Command => self.command = value.to_string(),
         }
         Ok(())
     }
@@ -711,7 +745,7 @@ pub fn short(x: f64) -> String {
 mod tests {
     use super::*;
 
-    const ALL: [Field; 21] = [
+    const ALL: [Field; 22] = [
         Field::Model,
         Field::Gpu,
         Field::Format,
@@ -733,6 +767,7 @@ mod tests {
         Field::PrefixCacheHitRate,
         Field::ExpertParallel,
         Field::AllowLongMaxModelLen,
+        Field::Command,
     ];
 
     #[test]

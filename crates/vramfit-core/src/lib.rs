@@ -8,6 +8,7 @@
 pub mod accuracy;
 pub mod budget;
 pub mod catalog;
+pub mod command;
 pub mod commands;
 pub mod decimal;
 pub mod dtype;

@@ -18,12 +18,13 @@
 //! | `ep` | expert parallelism (`1`) | `--enable-expert-parallel` |
 //! | `users`, `prompt`, `output` | workload | – |
 //! | `tps` | target tokens/s per user | – |
+//! | `cmd` | a pasted launch command to check (up to [`MAX_COMMAND_LEN`] characters) | – |
 //!
 //! Decoding never fails: an unknown or malformed value falls back to its default and is
 //! reported in a [`Notice`] for the UI to show. Values are percent-decoded; nothing decoded
 //! is ever treated as markup.
 
-use crate::inputs::{by_url, key, Field, Inputs, KEYS};
+use crate::inputs::{by_url, key, Field, Inputs, KEYS, MAX_COMMAND_LEN};
 
 /// A parameter that was ignored, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -34,8 +35,18 @@ pub struct Notice {
     pub message: String,
 }
 
-/// Longest value accepted for any key (longer ones are ignored).
+/// Longest value accepted for any key but the pasted command (longer ones are ignored).
 pub const MAX_VALUE_LEN: usize = 200;
+
+/// Longest value accepted for a key: [`MAX_COMMAND_LEN`] for the pasted command,
+/// [`MAX_VALUE_LEN`] for the rest.
+fn max_len(field: Option<Field>) -> usize {
+    if field == Some(Field::Command) {
+        MAX_COMMAND_LEN
+    } else {
+        MAX_VALUE_LEN
+    }
+}
 
 /// Percent-encodes a URL component (RFC 3986 unreserved characters pass through).
 #[must_use]
@@ -119,10 +130,11 @@ pub fn decode(query: &str) -> (Inputs, Vec<Notice>) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         let key = decode_component(k);
         let val = decode_component(v);
-        if val.chars().count() > MAX_VALUE_LEN {
+        let max = max_len(by_url(&key).map(|r| r.field));
+        if val.chars().count() > max {
             notices.push(Notice {
                 key,
-                message: format!("value longer than {MAX_VALUE_LEN} characters ignored"),
+                message: format!("value longer than {max} characters ignored"),
             });
             continue;
         }
@@ -222,10 +234,32 @@ mod tests {
                 request_rate: Some(2.5),
                 prefix_cache_hit_rate: Some(0.25),
             },
+            command: "vllm serve 'a b' \\\n  --tp=2 # é & = ?".into(),
         };
         let (back, notices) = decode(&encode(&i));
         assert!(notices.is_empty(), "{notices:?}");
         assert_eq!(back, i);
+    }
+
+    #[test]
+    fn the_pasted_command_rides_in_the_link_up_to_its_own_length() {
+        let i = Inputs {
+            command: format!("vllm serve {}", "x".repeat(600)),
+            ..Inputs::default()
+        };
+        let q = encode(&i);
+        assert!(q.starts_with("cmd=vllm%20serve%20xxx"), "{q}");
+        let (back, notices) = decode(&q);
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(back, i);
+        // Past its limit it is ignored with a notice, as any over-long value.
+        let long = format!("cmd={}", "x".repeat(MAX_COMMAND_LEN + 1));
+        let (back, notices) = decode(&long);
+        assert_eq!(back.command, "");
+        assert_eq!(notices[0].key, "cmd");
+        // Other keys keep the short limit.
+        let (_, notices) = decode(&format!("model={}", "x".repeat(MAX_VALUE_LEN + 1)));
+        assert_eq!(notices.len(), 1);
     }
 
     #[test]

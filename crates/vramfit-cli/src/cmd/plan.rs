@@ -3,10 +3,11 @@
 use crate::args::PlanArgs;
 use crate::files::LocalModel;
 use crate::inputs::inputs_of;
-use crate::json::{fits, plan_json};
+use crate::json::{command_json, fits, plan_json};
 use crate::out::{usage, Output, Res};
 use std::path::Path;
 use vramfit_core::catalog::Catalog;
+use vramfit_core::command::{self, Severity};
 use vramfit_core::dtype::WeightFormat;
 use vramfit_core::plan::{self, plan_arch, Inputs, Plan};
 use vramfit_core::units::{fmt_bytes, fmt_count, fmt_num, fmt_params, fmt_usd, Units};
@@ -150,6 +151,9 @@ pub fn render(p: &Plan, a: &PlanArgs, check: bool) -> Output {
 
 /// `plan` / `check`.
 pub fn run(cat: &Catalog, a: &PlanArgs, check: bool, load: Loader) -> Res<Output> {
+    if let (true, Some(text)) = (check, a.command.as_deref()) {
+        return run_command(cat, a, text);
+    }
     let (p, _) = resolve(cat, a, load)?;
     if a.print_command.is_some() && p.launch.is_none() {
         return Err(crate::out::Failure::Rejected(format!(
@@ -158,6 +162,75 @@ pub fn run(cat: &Catalog, a: &PlanArgs, check: bool, load: Loader) -> Res<Output
         )));
     }
     Ok(render(&p, a, check))
+}
+
+/// `check --command`: the pasted command planned on `--gpu` for the workload flags; exit 1
+/// when it will not start (a contradiction the engine refuses, or a plan that does not fit).
+pub fn run_command(cat: &Catalog, a: &PlanArgs, text: &str) -> Res<Output> {
+    // The workload flags go through the input table as for `plan`; the model and the
+    // engine's flags are the command's.
+    let mut w = a.clone();
+    w.command = None;
+    w.model = "command".into();
+    let base = inputs_of(&w)?;
+    let c = command::check(cat, &base, text).map_err(usage)?;
+    let stdout = if a.json {
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&command_json(&c))
+                .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+        )
+    } else {
+        command_text(&c)
+    };
+    Ok(Output::status(stdout, c.starts()))
+}
+
+/// The text of `check --command`: what was read, the verdict, each check, the flags not
+/// modelled.
+pub fn command_text(c: &command::CommandCheck) -> String {
+    let p = &c.plan;
+    let e = &p.estimate;
+    let mut s = format!(
+        "{} command: {} ({}) on {}\nlayout: TP {} × PP {}, {} weights, KV cache {}, max-model-len {}\nverdict: {}\n",
+        p.engine,
+        c.command.model,
+        p.model_id,
+        p.gpu_name,
+        p.tensor_parallel_size,
+        p.pipeline_parallel_size,
+        p.format,
+        p.kv_dtype.id(),
+        e.max_model_len,
+        e.verdict
+    );
+    for k in &c.checks {
+        let level = match k.severity {
+            Severity::WillNotStart => "will not start",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        };
+        s.push_str(&format!("{level} [{}]: {}\n", k.id, k.message));
+    }
+    let list = |memory: bool| {
+        c.command
+            .unmodelled
+            .iter()
+            .filter(|u| u.affects_memory == memory)
+            .map(|u| u.flag.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let quiet = list(false);
+    if !quiet.is_empty() {
+        s.push_str(&format!("not modelled (no effect on memory): {quiet}\n"));
+    }
+    s.push_str(if c.starts() {
+        "the command starts\n"
+    } else {
+        "the command will not start\n"
+    });
+    s
 }
 
 #[cfg(test)]
@@ -643,5 +716,113 @@ mod tests {
             other => panic!("{:?}", other.map(|o| o.stdout)),
         }
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn check_command_exits_1_when_the_command_will_not_start() {
+        let issue = "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --quantization awq --port 8000";
+        let a = plan_args(&["check", "--command", issue, "--gpu", "h100-sxm"]);
+        let o = run(&cat(), &a, true, &no_files).unwrap();
+        assert_eq!(o.code, 1);
+        assert!(
+            o.stdout.starts_with(
+                "vllm-0.19 command: meta-llama/Llama-3.1-70B-Instruct (llama-3.1-70b) on "
+            ),
+            "{}",
+            o.stdout
+        );
+        assert!(
+            o.stdout
+                .contains("\nwill not start [quantization_mismatch]: "),
+            "{}",
+            o.stdout
+        );
+        assert!(o
+            .stdout
+            .contains("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4"));
+        assert!(o
+            .stdout
+            .contains("\nnot modelled (no effect on memory): --port\n"));
+        assert!(o.stdout.ends_with("the command will not start\n"));
+        // --json: the plan's fields, plus the command's.
+        let a = plan_args(&[
+            "check",
+            "--command",
+            issue,
+            "--gpu",
+            "h100-sxm",
+            "--json",
+            "--users",
+            "8",
+        ]);
+        let o = run(&cat(), &a, true, &no_files).unwrap();
+        assert_eq!(o.code, 1);
+        let j = o.json();
+        assert_eq!(j["model"], "llama-3.1-70b");
+        assert_eq!(j["repo"], "meta-llama/Llama-3.1-70B-Instruct");
+        assert_eq!(j["engine"], "vllm-0.19");
+        assert_eq!(j["tensor_parallel_size"], 4);
+        assert_eq!(j["format"], "int4-awq");
+        assert_eq!(j["starts"], false);
+        assert_eq!(j["fits"], true);
+        let checks = j["command_checks"].as_array().unwrap();
+        assert_eq!(checks.len(), 1);
+        assert_eq!(checks[0]["id"], "quantization_mismatch");
+        assert_eq!(checks[0]["flags"][0], "--quantization awq");
+        assert_eq!(checks[0]["severity"], "will_not_start");
+        assert!(checks[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("bf16 checkpoint"));
+        assert_eq!(j["unmodelled_flags"][0]["flag"], "--port");
+        assert_eq!(j["unmodelled_flags"][0]["value"], "8000");
+        assert_eq!(j["unmodelled_flags"][0]["affects_memory"], false);
+        // The workload flags apply: the plan's concurrency is for 8 users.
+        let want = core_plan(&Inputs {
+            tensor_parallel_size: Some(4),
+            pipeline_parallel_size: Some(1),
+            format: Some(WeightFormat::Int4Awq),
+            workload: vramfit_core::inputs::Workload {
+                users: 8,
+                ..Inputs::default().workload
+            },
+            ..inputs("meta-llama/Llama-3.1-70B-Instruct", "h100-sxm")
+        });
+        assert_eq!(j["verdict"], want.estimate.verdict.to_string());
+    }
+
+    #[test]
+    fn check_command_exits_0_when_it_starts_and_2_on_bad_text() {
+        let ok = "docker run --gpus all vllm/vllm-openai:v0.16.0 --model meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768";
+        let o = run(
+            &cat(),
+            &plan_args(&["check", "--command", ok, "--gpu", "h100-sxm"]),
+            true,
+            &no_files,
+        )
+        .unwrap();
+        assert_eq!(o.code, 0, "{}", o.stdout);
+        assert!(o.stdout.starts_with("vllm-0.16 command: "), "{}", o.stdout);
+        assert!(o.stdout.ends_with("the command starts\n"));
+        for (text, want) in [
+            ("vllm serve no-such/model", "unknown model `no-such/model`"),
+            ("vllm serve m --tp 'x", "a ' quote is never closed"),
+            (
+                "vllm serve meta-llama/Llama-3.1-8B-Instruct --block-size 0",
+                "`--block-size` must be between 1 and 1024; got 0",
+            ),
+        ] {
+            let a = plan_args(&["check", "--command", text, "--gpu", "h100-sxm"]);
+            match run(&cat(), &a, true, &no_files) {
+                Err(Failure::Usage(m)) => assert!(m.contains(want), "{m}"),
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        // `plan` does not read a command.
+        let a = plan_args(&["plan", "--command", ok, "--gpu", "h100-sxm"]);
+        assert!(matches!(
+            run(&cat(), &a, false, &no_files),
+            Err(Failure::Usage(_))
+        ));
     }
 }

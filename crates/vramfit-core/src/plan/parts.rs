@@ -95,6 +95,9 @@ pub struct Checkpoint {
     /// Whether the engine quantizes a 16-bit checkpoint while loading (vLLM and SGLang
     /// `--quantization fp8`), so no pre-quantized checkpoint is needed.
     pub online: bool,
+    /// With `online`: a pre-quantized checkpoint of the same kind (an FP8 variant) for the
+    /// engines that cannot quantize while loading (TensorRT-LLM, transformers).
+    pub prequantized: Option<String>,
     /// GGUF repo and quant tag for llama.cpp, when the catalog knows one.
     pub gguf: Option<(String, String)>,
 }
@@ -178,31 +181,39 @@ pub fn checkpoint(model: &Model, format: WeightFormat, engine: Engine) -> Checkp
     let gguf = tags
         .into_iter()
         .find_map(|q| model.gguf_repo(q).map(|r| (r.to_string(), q.to_string())));
-    let known = |repo: String, online: bool| Checkpoint {
+    let known = |repo: String| Checkpoint {
         repo,
         known: true,
-        online,
+        online: false,
+        prequantized: None,
         gguf: gguf.clone(),
     };
     if format == native || (sixteen_bit(format) && sixteen_bit(native)) {
-        return known(own, false);
+        return known(own);
     }
-    if let Some(r) = quantized(&|f| f == format)
-        .or_else(|| quantized(&|f| fp8(f) && fp8(format)))
-        .or_else(|| quantized(&|f| sixteen_bit(f) && sixteen_bit(format)))
-    {
-        return known(r, false);
+    if let Some(r) = quantized(&|f| f == format) {
+        return known(r);
     }
+    let family = quantized(&|f| fp8(f) && fp8(format));
+    // vLLM's and SGLang's online FP8 is per-channel FP8 (the `fp8` format) exactly.
     if format == WeightFormat::Fp8
         && sixteen_bit(native)
         && matches!(engine, Engine::Vllm { .. } | Engine::Sglang)
     {
-        return known(own, true);
+        return Checkpoint {
+            online: true,
+            prequantized: family,
+            ..known(own)
+        };
+    }
+    if let Some(r) = family.or_else(|| quantized(&|f| sixteen_bit(f) && sixteen_bit(format))) {
+        return known(r);
     }
     Checkpoint {
         repo: placeholder(&own, format),
         known: false,
         online: false,
+        prequantized: None,
         gguf,
     }
 }
@@ -244,6 +255,7 @@ pub(super) fn launch_of(
             },
             known: own,
             online: false,
+            prequantized: None,
             gguf: None,
         },
     }

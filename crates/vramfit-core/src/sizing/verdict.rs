@@ -75,6 +75,9 @@ impl Verdict {
     pub fn detail(&self) -> String {
         let conc = self.conc;
         match (self.fit, self.refusal) {
+            (Fit::Refused, Some(r @ super::Refusal::TpAcrossNodes { .. })) => format!(
+                "not planned: {r} (tensor parallelism across nodes needs a Ray cluster and runs over the network; pipeline parallelism crosses nodes instead)"
+            ),
             (Fit::Refused, Some(r)) => format!("{} refuses it: {r}", self.engine.name()),
             (Fit::Refused, None) => "the engine refuses it".to_string(),
             (Fit::WeightsTooLarge, _) => format!(

@@ -1,0 +1,406 @@
+//! The contradictions of a planned command (ids and sources in the parent module's docs).
+
+use super::{format_of, truthy, Check, Command, Severity};
+use crate::catalog::{Gpu, ModelMatch};
+use crate::dtype::WeightFormat;
+use crate::engine::Engine;
+use crate::inputs::{key, Field};
+use crate::layout::{ep_problem, layout_problem, TP_CANDIDATES};
+use crate::model::ModelArch;
+use crate::plan::Plan;
+use crate::sizing::Fit;
+use crate::units::{fmt_count, fmt_gib, fmt_gib_signed};
+
+/// The kind of quantization a format is, as engines name the method (`None`: 16/32-bit).
+pub(super) fn family(f: WeightFormat) -> Option<&'static str> {
+    match f {
+        WeightFormat::Int4Awq => Some("AWQ"),
+        WeightFormat::Int4Gptq => Some("GPTQ"),
+        WeightFormat::Fp8 | WeightFormat::Fp8Block | WeightFormat::Fp8Ffn => Some("FP8"),
+        WeightFormat::Int8W8a8 => Some("INT8 W8A8"),
+        WeightFormat::Mxfp4 | WeightFormat::Mxfp4Experts => Some("MXFP4"),
+        WeightFormat::Nvfp4 => Some("NVFP4"),
+        WeightFormat::Bf16 | WeightFormat::Fp16 | WeightFormat::Fp32 => None,
+    }
+}
+
+/// Methods that quantize an unquantized checkpoint while loading it.
+const ONLINE: [&str; 4] = ["fp8", "ptpc_fp8", "bitsandbytes", "experts_int8"];
+/// Methods that read a quantization config the checkpoint must carry.
+const NEEDS_CONFIG: [&str; 5] = [
+    "compressed-tensors",
+    "modelopt",
+    "modelopt_fp4",
+    "gguf",
+    "fbgemm_fp8",
+];
+
+/// The flag that set a field, as written with its value (`--tp 3`).
+fn written(c: &Command, field: Field) -> Option<String> {
+    let spellings = spellings(c.engine, field);
+    c.flags
+        .iter()
+        .rev()
+        .find(|f| {
+            let name = if matches!(c.engine, Engine::Vllm { .. }) && f.flag.starts_with("--") {
+                format!("--{}", f.flag[2..].replace('_', "-"))
+            } else {
+                f.flag.clone()
+            };
+            spellings.contains(&name.as_str())
+        })
+        .map(|f| match &f.value {
+            Some(v) => format!("{} {v}", f.flag),
+            None => f.flag.clone(),
+        })
+}
+
+/// The engine's spellings of a row.
+fn spellings(e: Engine, field: Field) -> &'static [&'static str] {
+    match (e, field) {
+        (Engine::Sglang, Field::TensorParallelSize) => {
+            &["--tp-size", "--tp", "--tensor-parallel-size"]
+        }
+        (Engine::Sglang, Field::PipelineParallelSize) => &["--pp-size", "--pipeline-parallel-size"],
+        (Engine::Sglang, Field::MaxModelLen) => &["--context-length"],
+        (Engine::Sglang, Field::GpuMemoryUtilization) => &["--mem-fraction-static"],
+        (Engine::TrtLlm, Field::TensorParallelSize) => &["--tp_size"],
+        (Engine::TrtLlm, Field::PipelineParallelSize) => &["--pp_size"],
+        (Engine::TrtLlm, Field::MaxModelLen) => &["--max_seq_len"],
+        (Engine::TrtLlm, Field::GpuMemoryUtilization) => &["--kv_cache_free_gpu_memory_fraction"],
+        (_, Field::TensorParallelSize) => &["--tensor-parallel-size", "-tp"],
+        (_, Field::PipelineParallelSize) => &["--pipeline-parallel-size", "-pp"],
+        (_, Field::MaxModelLen) => &["--max-model-len"],
+        (_, Field::GpuMemoryUtilization) => &["--gpu-memory-utilization"],
+        (_, Field::Format) => &["--quantization", "-q"],
+        _ => &[],
+    }
+}
+
+fn engine_name(e: Engine) -> &'static str {
+    match e {
+        Engine::Vllm { .. } => "vLLM",
+        Engine::Sglang => "SGLang",
+        Engine::TrtLlm => "TensorRT-LLM",
+        Engine::Transformers => "transformers",
+    }
+}
+
+/// Every check, most serious first.
+pub(super) fn run(
+    c: &Command,
+    m: &ModelMatch<'_>,
+    checkpoint: WeightFormat,
+    gpu: &Gpu,
+    arch: &ModelArch,
+    p: &Plan,
+) -> Vec<Check> {
+    let mut out = Vec::new();
+    quantization(c, m, checkpoint, &mut out);
+    layout(c, gpu, arch, p, &mut out);
+    length(c, arch, &mut out);
+    pool(c, p, &mut out);
+    visible(c, p, &mut out);
+    let memory: Vec<String> = c
+        .unmodelled
+        .iter()
+        .filter(|u| u.affects_memory)
+        .map(|u| match &u.value {
+            Some(v) => format!("{} {v}", u.flag),
+            None => u.flag.clone(),
+        })
+        .collect();
+    if !memory.is_empty() {
+        out.push(Check {
+            id: "flags_not_modelled",
+            message: format!(
+                "not modelled: {}; the estimate leaves out the memory {}",
+                memory.join(", "),
+                if memory.len() == 1 {
+                    "it takes or saves"
+                } else {
+                    "they take or save"
+                }
+            ),
+            flags: memory,
+            severity: Severity::Note,
+        });
+    }
+    let rank = |s: Severity| match s {
+        Severity::WillNotStart => 0,
+        Severity::Warning => 1,
+        Severity::Note => 2,
+    };
+    crate::order::sort_by_key(&mut out, |c| rank(c.severity));
+    out
+}
+
+fn quantization(c: &Command, m: &ModelMatch<'_>, checkpoint: WeightFormat, out: &mut Vec<Check>) {
+    let Some(method) = c.quantization.as_deref() else {
+        return;
+    };
+    let engine = engine_name(c.engine);
+    let flag = written(c, Field::Format).unwrap_or_else(|| format!("--quantization {method}"));
+    let wanted = format_of(method);
+    let repo = &c.model;
+    let name = &m.model.name;
+    if let Some(have) = family(checkpoint) {
+        // A quantized checkpoint: its config names the method.
+        if let Some(w) = wanted.filter(|w| family(*w) != Some(have)) {
+            out.push(Check {
+                id: "quantization_mismatch",
+                flags: vec![flag.clone()],
+                message: format!(
+                    "`{repo}` is quantized with {have}: its config.json names its quantization, and {engine} refuses a `--quantization` that differs (`{flag}` asks for {}). Drop the flag: {engine} reads the method from the checkpoint",
+                    family(w).unwrap_or("another format")
+                ),
+                severity: Severity::WillNotStart,
+            });
+        }
+        return;
+    }
+    let needs_config =
+        NEEDS_CONFIG.contains(&method) || (!ONLINE.contains(&method) && wanted.is_some());
+    if !needs_config {
+        return;
+    }
+    let kind = wanted.and_then(family).unwrap_or(method);
+    let stored = match checkpoint {
+        WeightFormat::Fp16 => "fp16",
+        WeightFormat::Fp32 => "fp32",
+        _ => "bf16",
+    };
+    let matching: Vec<&str> = m
+        .model
+        .quantized_repos
+        .iter()
+        .filter(|q| {
+            let f = crate::dtype::WeightFormat::parse(&q.format);
+            match wanted {
+                Some(w) => f.and_then(family) == family(w),
+                None => false,
+            }
+        })
+        .map(|q| q.repo.as_str())
+        .collect();
+    let advice = if matching.is_empty() {
+        format!("The catalog knows no {kind} checkpoint of {name}; drop the flag to serve the {stored} weights, or `--quantization fp8` to quantize them while loading")
+    } else {
+        format!(
+            "Serve the catalog's {kind} checkpoint instead, without the flag: {}",
+            matching.join(", ")
+        )
+    };
+    out.push(Check {
+        id: "quantization_mismatch",
+        flags: vec![flag.clone()],
+        message: format!(
+            "`{repo}` is the {stored} checkpoint of {name}: it holds no {kind} weights. {engine} infers quantization from the checkpoint's config.json, and with `{flag}` it looks for {kind} weights and a quantization config that the checkpoint does not have: it refuses to start. {advice}"
+        ),
+        severity: Severity::WillNotStart,
+    });
+}
+
+fn layout(c: &Command, gpu: &Gpu, arch: &ModelArch, p: &Plan, out: &mut Vec<Check>) {
+    let tp = p.tensor_parallel_size;
+    let pp = p.pipeline_parallel_size;
+    let tp_flag = written(c, Field::TensorParallelSize);
+    let pp_flag = written(c, Field::PipelineParallelSize);
+    let flags: Vec<String> = tp_flag.iter().chain(pp_flag.iter()).cloned().collect();
+    let node = gpu.gpus_per_node();
+    let valid: Vec<String> = TP_CANDIDATES
+        .iter()
+        .filter(|&&t| layout_problem(arch, t, pp, node).is_none())
+        .map(u64::to_string)
+        .collect();
+    let engine = engine_name(c.engine);
+    if !arch.heads.is_multiple_of(tp.max(1)) {
+        out.push(Check {
+            id: "tp_does_not_divide_heads",
+            flags: tp_flag.iter().cloned().collect(),
+            message: format!(
+                "TP {tp} does not divide the {} attention heads of {}: {engine} refuses this layout. TP sizes that work here: {}",
+                arch.heads,
+                p.model_name,
+                valid.join(", ")
+            ),
+            severity: Severity::WillNotStart,
+        });
+        return;
+    }
+    if tp > node {
+        out.push(Check {
+            id: "tp_across_nodes",
+            flags,
+            message: format!(
+                "TP {tp} spans more than the {node} GPUs of one {} node: tensor parallelism across nodes needs a Ray cluster and runs over the network, which vramfit does not plan (its verdict is \"will not start\"); use TP ≤ {node} with `--pipeline-parallel-size` across nodes",
+                gpu.name
+            ),
+            severity: Severity::WillNotStart,
+        });
+        return;
+    }
+    if let Some(problem) = layout_problem(arch, tp, pp, node)
+        .or_else(|| ep_problem(arch, tp, c.inputs.flags.expert_parallel))
+    {
+        out.push(Check {
+            id: "invalid_layout",
+            flags,
+            message: format!("{problem}: {engine} refuses this layout"),
+            severity: Severity::WillNotStart,
+        });
+    }
+}
+
+fn length(c: &Command, arch: &ModelArch, out: &mut Vec<Check>) {
+    let Some(len) = c.inputs.flags.max_model_len else {
+        return;
+    };
+    let max = arch.max_position_embeddings;
+    if len <= max {
+        return;
+    }
+    let flag = written(c, Field::MaxModelLen)
+        .unwrap_or_else(|| format!("{} {len}", key(Field::MaxModelLen).flag));
+    let var = match c.engine {
+        Engine::Vllm { .. } => Some("VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
+        Engine::Sglang => Some("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"),
+        _ => None,
+    };
+    let engine = engine_name(c.engine);
+    let (message, severity) = match var {
+        Some(v) if c.env_value(v).is_some_and(truthy) => (
+            format!("{len} tokens is above the model's max_position_embeddings ({max}); {v}=1 lets {engine} start, but positions past {max} were never trained and may give wrong output"),
+            Severity::Warning,
+        ),
+        Some(v) => (
+            format!("{len} tokens is above the model's max_position_embeddings ({max}): {engine} refuses it unless {v}=1 is set; use {} {max} or less", flag.split(' ').next().unwrap_or(&flag)),
+            Severity::WillNotStart,
+        ),
+        None => (
+            format!("{len} tokens is above the model's max_position_embeddings ({max}): positions past {max} were never trained"),
+            Severity::Warning,
+        ),
+    };
+    let mut flags = vec![flag];
+    if let Some(v) = var.filter(|v| c.env_value(v).is_some()) {
+        flags.push(format!("{v}={}", c.env_value(v).unwrap_or_default()));
+    }
+    out.push(Check {
+        id: "max_model_len_above_model",
+        flags,
+        message,
+        severity,
+    });
+}
+
+fn pool(c: &Command, p: &Plan, out: &mut Vec<Check>) {
+    let e = &p.estimate;
+    let util_flag = written(c, Field::GpuMemoryUtilization);
+    let util = crate::units::real(e.budget_bytes) / crate::units::real(e.gpu_total_bytes.max(1));
+    let util_text = match &util_flag {
+        Some(f) => format!("`{f}`"),
+        None => format!("the default memory fraction ({util:.2})"),
+    };
+    let engine = engine_name(c.engine);
+    match e.fit {
+        Fit::WeightsTooLarge => {
+            let mut flags: Vec<String> = util_flag.iter().cloned().collect();
+            flags.extend(written(c, Field::TensorParallelSize));
+            out.push(Check {
+                id: "no_kv_pool",
+                flags,
+                message: format!(
+                    "with {util_text}, {engine} may use {} of each GPU's {}; weights take {}, activations {} and other buffers {}, leaving a KV pool of {}: no room for the KV cache, so it stops while starting. {}",
+                    fmt_gib(e.budget_bytes),
+                    fmt_gib(e.gpu_total_bytes),
+                    fmt_gib(e.weights_bytes),
+                    fmt_gib(e.activation_bytes),
+                    fmt_gib(e.non_torch_bytes),
+                    fmt_gib_signed(e.kv_pool_signed_bytes),
+                    fixes(p)
+                ),
+                severity: Severity::WillNotStart,
+            });
+        }
+        Fit::KvTooSmall => {
+            let mut flags: Vec<String> = written(c, Field::MaxModelLen).into_iter().collect();
+            flags.extend(util_flag.iter().cloned());
+            out.push(Check {
+                id: "kv_pool_too_small",
+                flags,
+                message: format!(
+                    "one request of {} tokens needs {} of KV cache on each GPU, but with {util_text} the pool is {} ({} tokens): {engine} refuses to start. At most {} tokens fit. {}",
+                    fmt_count(e.max_model_len),
+                    fmt_gib(e.kv_bytes_per_request),
+                    fmt_gib(e.kv_pool_bytes),
+                    fmt_count(e.kv_tokens),
+                    fmt_count(e.max_model_len_fit),
+                    fixes(p)
+                ),
+                severity: Severity::WillNotStart,
+            });
+        }
+        // What the engine refuses has its own check above (layout, length).
+        Fit::Fits | Fit::FitsWithQueueing | Fit::Refused => {}
+    }
+}
+
+/// The plan's checked fixes, in words (each starts when planned again).
+fn fixes(p: &Plan) -> String {
+    if p.fixes.is_empty() {
+        return "No change vramfit tried starts it.".to_string();
+    }
+    let f: Vec<String> = p.fixes.iter().map(ToString::to_string).collect();
+    format!("Checked fixes: {}.", f.join("; or "))
+}
+
+/// Entries of a comma-separated device list.
+fn count(list: &str) -> u64 {
+    let n = list.split(',').filter(|d| !d.trim().is_empty()).count();
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// GPUs a `CUDA_VISIBLE_DEVICES` or `--gpus` value makes visible (`None`: all, or unknown).
+fn visible_count(v: &str) -> Option<u64> {
+    let v = v.trim().trim_matches(['"', '\'']);
+    if v.eq_ignore_ascii_case("all") {
+        return None;
+    }
+    if let Ok(n) = v.parse::<u64>() {
+        return Some(n);
+    }
+    let list = v.strip_prefix("device=").unwrap_or(v);
+    Some(count(list))
+}
+
+fn visible(c: &Command, p: &Plan, out: &mut Vec<Check>) {
+    let world = p.tensor_parallel_size * p.pipeline_parallel_size;
+    let cuda = c.env_value("CUDA_VISIBLE_DEVICES").map(|v| {
+        // A single number here is a device id, not a count (unlike `--gpus 2`).
+        (format!("CUDA_VISIBLE_DEVICES={v}"), Some(count(v)))
+    });
+    let docker = c
+        .docker_gpus
+        .as_deref()
+        .map(|g| (format!("--gpus {g}"), visible_count(g)));
+    for (what, n) in cuda.into_iter().chain(docker) {
+        let Some(n) = n.filter(|&n| n < world) else {
+            continue;
+        };
+        let mut flags = vec![what.clone()];
+        flags.extend(written(c, Field::TensorParallelSize));
+        flags.extend(written(c, Field::PipelineParallelSize));
+        out.push(Check {
+            id: "too_few_gpus",
+            flags,
+            message: format!(
+                "TP {} × PP {} needs {world} GPUs, but `{what}` makes {n} visible: {} stops while starting",
+                p.tensor_parallel_size,
+                p.pipeline_parallel_size,
+                engine_name(c.engine)
+            ),
+            severity: Severity::WillNotStart,
+        });
+    }
+}

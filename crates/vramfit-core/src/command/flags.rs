@@ -1,0 +1,531 @@
+//! The engines' flags, each mapped onto a row of the input table ([`crate::inputs::KEYS`]),
+//! listed as having no effect on memory, or (everything else) listed as not modelled.
+
+use super::{Command, CommandError, Flag, Unmodelled};
+use crate::engine::Engine;
+use crate::inputs::{key, Field, Inputs};
+
+/// What a flag does to the question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum To {
+    /// Sets a row of the input table from its value.
+    Row(Field),
+    /// `--quantization`: a weight format when the value names one.
+    Quantization,
+    /// `--dtype`: the 16/32-bit format of an unquantized checkpoint.
+    Dtype,
+    /// The model (`--model`, `--model-path`).
+    Model,
+    /// A switch that turns expert parallelism on.
+    ExpertParallel,
+    /// SGLang `--ep-size N` / TRT-LLM `--ep_size N`: expert parallelism when N > 1.
+    EpSize,
+    /// TRT-LLM `--backend`: the PyTorch backend is what is modelled.
+    TrtBackend,
+}
+
+/// One engine's flags.
+struct Table {
+    /// Flags and what they set.
+    rows: &'static [(&'static str, To)],
+    /// Switches (take no value) among the modelled and no-memory flags.
+    switches: &'static [&'static str],
+    /// Known flags with no effect on memory (network, logging, API, tokenizer, templates).
+    no_memory: &'static [&'static str],
+    /// Known switches that are not modelled (take no value).
+    unmodelled_switches: &'static [&'static str],
+    /// Underscores in flag names are read as dashes (vLLM's `FlexibleArgumentParser`).
+    underscores: bool,
+}
+
+const VLLM: Table = Table {
+    rows: &[
+        ("--model", To::Model),
+        ("--tensor-parallel-size", To::Row(Field::TensorParallelSize)),
+        ("-tp", To::Row(Field::TensorParallelSize)),
+        (
+            "--pipeline-parallel-size",
+            To::Row(Field::PipelineParallelSize),
+        ),
+        ("-pp", To::Row(Field::PipelineParallelSize)),
+        ("--max-model-len", To::Row(Field::MaxModelLen)),
+        (
+            "--gpu-memory-utilization",
+            To::Row(Field::GpuMemoryUtilization),
+        ),
+        ("--kv-cache-dtype", To::Row(Field::KvDtype)),
+        ("--max-num-seqs", To::Row(Field::MaxNumSeqs)),
+        (
+            "--max-num-batched-tokens",
+            To::Row(Field::MaxNumBatchedTokens),
+        ),
+        ("--block-size", To::Row(Field::BlockSize)),
+        ("--quantization", To::Quantization),
+        ("-q", To::Quantization),
+        ("--dtype", To::Dtype),
+        ("--enable-expert-parallel", To::ExpertParallel),
+    ],
+    switches: &[
+        "--enable-expert-parallel",
+        "--trust-remote-code",
+        "--enable-prefix-caching",
+        "--no-enable-prefix-caching",
+        "--enable-chunked-prefill",
+        "--no-enable-chunked-prefill",
+        "--disable-log-requests",
+        "--enable-log-requests",
+        "--disable-log-stats",
+        "--enable-auto-tool-choice",
+        "--disable-fastapi-docs",
+        "--enable-prompt-tokens-details",
+        "--enable-server-load-tracking",
+        "--enable-force-include-usage",
+        "--disable-uvicorn-access-log",
+        "--return-tokens-as-token-ids",
+        "--enable-request-id-headers",
+        "--allow-credentials",
+        "--disable-frontend-multiprocessing",
+        "--headless",
+    ],
+    no_memory: &[
+        "--host",
+        "--port",
+        "--uvicorn-log-level",
+        "--api-key",
+        "--served-model-name",
+        "--trust-remote-code",
+        "--tokenizer",
+        "--tokenizer-mode",
+        "--revision",
+        "--code-revision",
+        "--tokenizer-revision",
+        "--download-dir",
+        "--load-format",
+        "--chat-template",
+        "--chat-template-content-format",
+        "--response-role",
+        "--enable-auto-tool-choice",
+        "--tool-call-parser",
+        "--tool-parser-plugin",
+        "--reasoning-parser",
+        "--disable-log-requests",
+        "--enable-log-requests",
+        "--disable-log-stats",
+        "--disable-uvicorn-access-log",
+        "--allowed-origins",
+        "--allowed-methods",
+        "--allowed-headers",
+        "--allow-credentials",
+        "--ssl-keyfile",
+        "--ssl-certfile",
+        "--ssl-ca-certs",
+        "--root-path",
+        "--middleware",
+        "--seed",
+        "--disable-fastapi-docs",
+        "--enable-prompt-tokens-details",
+        "--enable-server-load-tracking",
+        "--enable-force-include-usage",
+        "--return-tokens-as-token-ids",
+        "--max-log-len",
+        "--generation-config",
+        "--override-generation-config",
+        "--distributed-executor-backend",
+        "--enable-prefix-caching",
+        "--no-enable-prefix-caching",
+        "--enable-chunked-prefill",
+        "--no-enable-chunked-prefill",
+        "--enable-request-id-headers",
+        "--lora-modules",
+        "--api-server-count",
+        "--disable-frontend-multiprocessing",
+        "--headless",
+    ],
+    unmodelled_switches: &[
+        "--enforce-eager",
+        "--enable-lora",
+        "--disable-custom-all-reduce",
+        "--disable-sliding-window",
+        "--enable-sleep-mode",
+        "--async-scheduling",
+        "--enable-eplb",
+        "--enable-dbo",
+        "--skip-tokenizer-init",
+        "--calculate-kv-scales",
+    ],
+    underscores: true,
+};
+
+const SGLANG: Table = Table {
+    rows: &[
+        ("--model-path", To::Model),
+        ("--model", To::Model),
+        ("--tp-size", To::Row(Field::TensorParallelSize)),
+        ("--tp", To::Row(Field::TensorParallelSize)),
+        ("--tensor-parallel-size", To::Row(Field::TensorParallelSize)),
+        ("--pp-size", To::Row(Field::PipelineParallelSize)),
+        (
+            "--pipeline-parallel-size",
+            To::Row(Field::PipelineParallelSize),
+        ),
+        ("--context-length", To::Row(Field::MaxModelLen)),
+        (
+            "--mem-fraction-static",
+            To::Row(Field::GpuMemoryUtilization),
+        ),
+        ("--kv-cache-dtype", To::Row(Field::KvDtype)),
+        ("--max-running-requests", To::Row(Field::MaxNumSeqs)),
+        (
+            "--chunked-prefill-size",
+            To::Row(Field::MaxNumBatchedTokens),
+        ),
+        ("--page-size", To::Row(Field::BlockSize)),
+        ("--quantization", To::Quantization),
+        ("--dtype", To::Dtype),
+        ("--ep-size", To::EpSize),
+        ("--ep", To::EpSize),
+        ("--expert-parallel-size", To::EpSize),
+    ],
+    switches: &[
+        "--trust-remote-code",
+        "--enable-metrics",
+        "--log-requests",
+        "--skip-server-warmup",
+        "--disable-radix-cache",
+    ],
+    no_memory: &[
+        "--host",
+        "--port",
+        "--served-model-name",
+        "--api-key",
+        "--trust-remote-code",
+        "--tokenizer-path",
+        "--tokenizer-mode",
+        "--revision",
+        "--download-dir",
+        "--load-format",
+        "--chat-template",
+        "--reasoning-parser",
+        "--tool-call-parser",
+        "--log-level",
+        "--log-requests",
+        "--enable-metrics",
+        "--skip-server-warmup",
+        "--disable-radix-cache",
+        "--random-seed",
+        "--schedule-policy",
+        "--file-storage-path",
+    ],
+    unmodelled_switches: &[
+        "--disable-cuda-graph",
+        "--enable-dp-attention",
+        "--enable-torch-compile",
+        "--enable-lora",
+        "--enable-mixed-chunk",
+    ],
+    underscores: false,
+};
+
+const TRTLLM: Table = Table {
+    rows: &[
+        ("--tp_size", To::Row(Field::TensorParallelSize)),
+        ("--pp_size", To::Row(Field::PipelineParallelSize)),
+        ("--max_seq_len", To::Row(Field::MaxModelLen)),
+        ("--max_batch_size", To::Row(Field::MaxNumSeqs)),
+        ("--max_num_tokens", To::Row(Field::MaxNumBatchedTokens)),
+        (
+            "--kv_cache_free_gpu_memory_fraction",
+            To::Row(Field::GpuMemoryUtilization),
+        ),
+        ("--ep_size", To::EpSize),
+        ("--backend", To::TrtBackend),
+    ],
+    switches: &["--trust_remote_code"],
+    no_memory: &[
+        "--host",
+        "--port",
+        "--tokenizer",
+        "--log_level",
+        "--trust_remote_code",
+        "--served_model_name",
+        "--reasoning_parser",
+        "--tool_parser",
+        "--num_postprocess_workers",
+        "--metadata_server_config_file",
+        "--server_role",
+        "--gpus_per_node",
+        "--cluster_size",
+    ],
+    unmodelled_switches: &[],
+    underscores: false,
+};
+
+fn table(e: Engine) -> &'static Table {
+    match e {
+        Engine::Sglang => &SGLANG,
+        Engine::TrtLlm => &TRTLLM,
+        _ => &VLLM,
+    }
+}
+
+/// vLLM's `human_readable_int`: `32k` = 32 000, `25.6k` = 25 600, `32K` = 32 768 (binary
+/// suffixes take no decimals); anything else is left for the input table to read.
+fn human_int(v: &str) -> Option<String> {
+    let last = v.chars().last()?;
+    let mult: u64 = match last {
+        'k' => 1_000,
+        'm' => 1_000_000,
+        'g' => 1_000_000_000,
+        't' => 1_000_000_000_000,
+        'K' => 1 << 10,
+        'M' => 1 << 20,
+        'G' => 1 << 30,
+        'T' => 1 << 40,
+        _ => return None,
+    };
+    let num = &v[..v.len() - 1];
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    if int.is_empty()
+        || !int.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+        || (!frac.is_empty() && last.is_ascii_uppercase())
+    {
+        return None;
+    }
+    let whole = int.parse::<u64>().ok()?.checked_mul(mult)?;
+    // The decimals, cut to what the multiplier can carry (vLLM truncates with `int()`).
+    let mut part = 0u64;
+    let mut scale = mult;
+    for d in frac.bytes() {
+        scale /= 10;
+        part += u64::from(d - b'0') * scale;
+    }
+    Some(whole.checked_add(part)?.to_string())
+}
+
+/// The flag as its table spells it (`--max_model_len` → `--max-model-len` for vLLM).
+fn canonical(t: &Table, flag: &str) -> String {
+    if t.underscores && flag.starts_with("--") {
+        format!("--{}", flag[2..].replace('_', "-"))
+    } else {
+        flag.to_string()
+    }
+}
+
+/// The model words and flags of the engine's command line (after its program words).
+pub(super) fn read(engine: Engine, args: &[String]) -> Result<Command, CommandError> {
+    let t = table(engine);
+    let mut c = Command {
+        engine,
+        model: String::new(),
+        inputs: Inputs::default(),
+        flags: Vec::new(),
+        unmodelled: Vec::new(),
+        env: Vec::new(),
+        quantization: None,
+        dtype: None,
+        docker_gpus: None,
+        image: None,
+    };
+    // What the engine does without the flag: TP 1, PP 1, the model's own maximum length.
+    c.inputs.tensor_parallel_size = Some(1);
+    c.inputs.pipeline_parallel_size = Some(1);
+    c.inputs.flags.max_model_len = None;
+    c.inputs.flags.engine = engine;
+    let mut positional: Option<String> = None;
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if !a.starts_with('-') || a == "-" || a == "--" {
+            if positional.is_none() {
+                positional = Some(a.clone());
+            } else {
+                c.unmodelled.push(Unmodelled {
+                    flag: a.clone(),
+                    value: None,
+                    affects_memory: true,
+                });
+            }
+            continue;
+        }
+        let (written, inline) = match a.split_once('=') {
+            Some((f, v)) => (f.to_string(), Some(v.to_string())),
+            None => (a.clone(), None),
+        };
+        let flag = canonical(t, &written);
+        let row = t.rows.iter().find(|(f, _)| *f == flag).map(|(_, to)| *to);
+        let switch =
+            t.switches.contains(&flag.as_str()) || t.unmodelled_switches.contains(&flag.as_str());
+        let value = if switch || inline.is_some() {
+            inline
+        } else if let Some(n) = args.get(i).filter(|n| !looks_like_flag(n)) {
+            i += 1;
+            Some(n.clone())
+        } else {
+            None
+        };
+        match row {
+            Some(to) => apply(&mut c, to, &written, value.as_deref())?,
+            None => c.unmodelled.push(Unmodelled {
+                flag: written.clone(),
+                value: value.clone(),
+                affects_memory: !t.no_memory.contains(&flag.as_str()),
+            }),
+        }
+        c.flags.push(Flag {
+            flag: written,
+            value,
+        });
+    }
+    // The positional model, else the last `--model` (argparse: the last one wins).
+    let flagged = c.flags.iter().rev().find_map(|f| {
+        (row_of(t, &canonical(t, &f.flag)) == Some(To::Model))
+            .then(|| f.value.clone())
+            .flatten()
+    });
+    c.model = positional.or(flagged).unwrap_or_default();
+    if c.model.is_empty() {
+        return Err(CommandError::NoModel {
+            engine: engine.family(),
+        });
+    }
+    let model = c.model.clone();
+    c.inputs
+        .set(Field::Model, &model)
+        .map_err(|message| CommandError::BadValue {
+            flag: "model".into(),
+            message,
+        })?;
+    Ok(c)
+}
+
+/// A word that is a flag, not a value: `--x`, `-tp`; not `-1` or `-0.5`.
+fn looks_like_flag(w: &str) -> bool {
+    w.starts_with("--")
+        || (w.len() > 1
+            && w.starts_with('-')
+            && w[1..].starts_with(|c: char| c.is_ascii_alphabetic()))
+}
+
+fn row_of(t: &Table, flag: &str) -> Option<To> {
+    t.rows.iter().find(|(f, _)| *f == flag).map(|(_, to)| *to)
+}
+
+/// Applies one modelled flag.
+fn apply(c: &mut Command, to: To, written: &str, value: Option<&str>) -> Result<(), CommandError> {
+    let need = || CommandError::MissingValue {
+        flag: written.to_string(),
+    };
+    let bad = |message: String| CommandError::BadValue {
+        flag: written.to_string(),
+        message,
+    };
+    match to {
+        To::Model => {}
+        To::ExpertParallel => c.inputs.flags.expert_parallel = true,
+        To::EpSize => {
+            let v = value.ok_or_else(need)?;
+            let n: u64 = v
+                .parse()
+                .map_err(|_| bad(format!("`{v}` is not a whole number")))?;
+            c.inputs.flags.expert_parallel = n > 1;
+        }
+        To::TrtBackend => {
+            let v = value.ok_or_else(need)?;
+            if v != "pytorch" {
+                c.unmodelled.push(Unmodelled {
+                    flag: written.to_string(),
+                    value: Some(v.to_string()),
+                    affects_memory: true,
+                });
+            }
+        }
+        To::Quantization => {
+            let v = value.ok_or_else(need)?;
+            c.quantization = Some(v.to_ascii_lowercase());
+            // A method that names no weight format of the table (`compressed-tensors`,
+            // `bitsandbytes`, `gguf`) leaves the format to the checkpoint, and is listed.
+            if c.inputs.set(Field::Format, v).is_err() {
+                c.unmodelled.push(Unmodelled {
+                    flag: written.to_string(),
+                    value: Some(v.to_string()),
+                    affects_memory: true,
+                });
+            }
+        }
+        To::Dtype => {
+            let v = value.ok_or_else(need)?;
+            c.dtype = Some(v.to_ascii_lowercase());
+            match v.to_ascii_lowercase().as_str() {
+                "float16" | "half" | "fp16" if c.quantization.is_none() => {
+                    c.inputs.format = Some(crate::dtype::WeightFormat::Fp16);
+                }
+                "float32" | "float" | "fp32" if c.quantization.is_none() => {
+                    c.inputs.format = Some(crate::dtype::WeightFormat::Fp32);
+                }
+                "auto" | "bfloat16" | "bf16" | "float16" | "half" | "fp16" | "float32"
+                | "float" | "fp32" => {}
+                _ => {
+                    return Err(bad(format!(
+                        "unknown dtype `{v}` (auto, bfloat16, float16, float32)"
+                    )))
+                }
+            }
+        }
+        To::Row(field) => {
+            let v = value.ok_or_else(need)?;
+            if v.starts_with('$') {
+                return Err(bad(format!(
+                    "`{v}` is a shell variable; vramfit cannot see its value: write the number"
+                )));
+            }
+            let v = match field {
+                Field::MaxModelLen if matches!(v, "auto" | "-1") => {
+                    // vLLM then picks the longest length that fits: checked at the model's
+                    // maximum here, and listed.
+                    c.unmodelled.push(Unmodelled {
+                        flag: written.to_string(),
+                        value: Some(v.to_string()),
+                        affects_memory: true,
+                    });
+                    return Ok(());
+                }
+                Field::MaxModelLen | Field::MaxNumBatchedTokens => {
+                    human_int(v).unwrap_or_else(|| v.to_string())
+                }
+                _ => v.to_string(),
+            };
+            c.inputs.set(field, &v).map_err(|e| {
+                let row = key(field).flag;
+                if written == row || e.contains(written) {
+                    bad(e)
+                } else {
+                    bad(format!("{e} (`{written}` is {row})"))
+                }
+            })?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_readable_ints_read_as_vllm_reads_them() {
+        for (s, want) in [
+            ("32k", Some("32000")),
+            ("25.6k", Some("25600")),
+            ("32K", Some("32768")),
+            ("1M", Some("1048576")),
+            ("1.5K", None),
+            ("k", None),
+            ("8192", None),
+            ("99999999999999999999k", None),
+        ] {
+            assert_eq!(human_int(s).as_deref(), want, "{s}");
+        }
+    }
+}
