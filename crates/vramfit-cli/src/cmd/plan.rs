@@ -202,7 +202,7 @@ pub fn command_text(c: &command::CommandCheck) -> String {
         p.format,
         p.kv_dtype.id(),
         e.max_model_len,
-        e.verdict
+        p.verdict
     );
     for k in &c.checks {
         let level = match k.severity {
@@ -788,7 +788,7 @@ mod tests {
             },
             ..inputs("meta-llama/Llama-3.1-70B-Instruct", "h100-sxm")
         });
-        assert_eq!(j["verdict"], want.estimate.verdict.to_string());
+        assert_eq!(j["verdict"], want.verdict);
     }
 
     #[test]
