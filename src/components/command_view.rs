@@ -41,11 +41,7 @@ fn checked(c: CommandCheck) -> impl IntoView {
         p.kv_dtype.id(),
         fmt_count(p.estimate.max_model_len)
     );
-    let headline = if starts {
-        format!("The command starts: {}", p.estimate.verdict)
-    } else {
-        "The command will not start".to_string()
-    };
+    let headline = c.verdict.clone();
     let quiet: Vec<String> = c
         .command
         .unmodelled

@@ -424,8 +424,25 @@ pub struct CommandJson<'a> {
 }
 
 pub fn command_json(c: &vramfit_core::command::CommandCheck) -> CommandJson<'_> {
+    let mut plan = plan_json(&c.plan);
+    plan.verdict = &c.verdict;
+    if !c.starts() {
+        // A command that will not start has no speed and no cost, whatever its memory.
+        plan.fits = false;
+        plan.decode_tokens_per_s_per_user = None;
+        plan.decode_tokens_per_s_total = None;
+        plan.ttft_s = None;
+        plan.limited_by = None;
+        plan.itl_ms = None;
+        plan.ttft_ms = None;
+        plan.e2e_ms = None;
+        plan.requests_per_s = None;
+        plan.cost = None;
+        plan.uncertainty.decode_tokens_per_s_low = None;
+        plan.uncertainty.decode_tokens_per_s_high = None;
+    }
     CommandJson {
-        plan: plan_json(&c.plan),
+        plan,
         starts: c.starts(),
         repo: &c.command.model,
         command_checks: &c.checks,

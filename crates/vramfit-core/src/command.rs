@@ -183,6 +183,9 @@ pub struct CommandCheck {
     pub plan: Plan,
     /// The contradictions, most serious first.
     pub checks: Vec<Check>,
+    /// The one answer: "starts: " and the plan's verdict, or "will not start: " and the
+    /// first reason (a check that says so, else the plan's verdict).
+    pub verdict: String,
 }
 
 impl CommandCheck {
@@ -412,10 +415,28 @@ pub fn check(cat: &Catalog, base: &Inputs, text: &str) -> Result<CommandCheck, C
         .map_err(|e| CommandError::Plan(PlanError::BadModel(e.to_string()).to_string()))?;
     let p = plan::plan(cat, &c.inputs).map_err(|e| CommandError::Plan(e.to_string()))?;
     let checks = checks::run(&c, &m, checkpoint, gpu, &arch, &p);
+    let blocking: Vec<&Check> = checks
+        .iter()
+        .filter(|k| k.severity == Severity::WillNotStart)
+        .collect();
+    let verdict = match (p.run.is_some(), blocking.first()) {
+        (true, None) => format!("the command starts: {}", p.verdict),
+        (_, Some(k)) if p.run.is_some() || p.estimate.refusal.is_none() => {
+            let more = blocking.len() - 1;
+            let tail = if more > 0 {
+                format!(" (and {more} more reason(s) below)")
+            } else {
+                String::new()
+            };
+            format!("the command will not start: {}{tail}", k.message)
+        }
+        _ => format!("the command {}", p.verdict),
+    };
     Ok(CommandCheck {
         command: c,
         plan: p,
         checks,
+        verdict,
     })
 }
 

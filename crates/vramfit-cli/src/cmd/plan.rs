@@ -202,7 +202,7 @@ pub fn command_text(c: &command::CommandCheck) -> String {
         p.format,
         p.kv_dtype.id(),
         e.max_model_len,
-        p.verdict
+        c.verdict
     );
     for k in &c.checks {
         let level = match k.severity {
@@ -764,7 +764,9 @@ mod tests {
         assert_eq!(j["tensor_parallel_size"], 4);
         assert_eq!(j["format"], "int4-awq");
         assert_eq!(j["starts"], false);
-        assert_eq!(j["fits"], true);
+        // One answer: the command does not start, whatever the memory says.
+        assert_eq!(j["fits"], false);
+        assert_eq!(j["fit"], "fits");
         let checks = j["command_checks"].as_array().unwrap();
         assert_eq!(checks.len(), 1);
         assert_eq!(checks[0]["id"], "quantization_mismatch");
@@ -788,7 +790,11 @@ mod tests {
             },
             ..inputs("meta-llama/Llama-3.1-70B-Instruct", "h100-sxm")
         });
-        assert_eq!(j["verdict"], want.verdict);
+        assert_eq!(j["fits"], false);
+        assert!(j["verdict"].as_str().unwrap().starts_with("the command will not start: `meta-llama/Llama-3.1-70B-Instruct` is the bf16 checkpoint"), "{}", j["verdict"]);
+        // Its memory at TP 4 is the core's plan of the same inputs; no speed, no cost.
+        assert_eq!(j["per_gpu"]["kv_pool_bytes"], want.estimate.kv_pool_bytes);
+        assert!(j.get("decode_tokens_per_s_per_user").is_none() && j.get("cost").is_none());
     }
 
     #[test]
