@@ -1,10 +1,13 @@
 //! "Explain my OOM": paste an out-of-memory message, get the cause and the fix. The import
-//! worker reads the message and diagnoses it (`vramfit_core::oom::{parse, diagnose_with}`),
-//! so their code and texts stay out of the first load; this view shows the answer.
+//! worker reads the message and explains it from its numbers, so that code and its texts
+//! stay out of the first load; the model check (`vramfit_core::oom::with_model`: the
+//! app's model, format and GPU, or the model the message names, sized by the core the page
+//! already holds) adds its findings here. This view shows the answer, as text.
 
-use crate::state::AppState;
+use crate::state::{AppState, CATALOG};
 use crate::worker_client::{Latest, Reply, OTHER_ANSWER};
 use leptos::prelude::*;
+use vramfit_core::oom::{with_model, Hints};
 use vramfit_core::units::{fmt_bytes, fmt_count};
 use vramfit_protocol::{Explained, Request};
 
@@ -50,11 +53,20 @@ pub fn OomView() -> impl IntoView {
     });
     // The answer shown: the latest one while the text is not empty (kept while a newer
     // question is pending).
-    let parsed = Signal::derive(move || {
+    let parsed = Memo::new(move |_| {
         asked
             .with(Option::is_some)
             .then(|| answered.get().map(|(_, r)| r))
             .flatten()
+            .map(|r| {
+                r.map(|e| {
+                    let hints = st.decoded.with(|(i, _)| Hints::from_inputs(&CATALOG, i));
+                    Explained {
+                        findings: with_model(&e.report, &hints, e.findings),
+                        report: e.report,
+                    }
+                })
+            })
     });
     let pending = Signal::derive(move || {
         asked.with(|a| {
@@ -71,6 +83,7 @@ pub fn OomView() -> impl IntoView {
                 let b = |x: Option<u64>| x.map_or("–".to_string(), |v| fmt_bytes(v, u));
                 let mut rows = vec![
                     ("Message", r.source.label().to_owned()),
+                    ("Model named", r.model.clone().unwrap_or_else(|| "–".into())),
                     ("GPU", r.gpu_index.map_or("–".into(), |g| g.to_string())),
                     ("Tried to allocate", b(r.tried_to_allocate_bytes)),
                     ("Total capacity", b(r.total_capacity_bytes)),

@@ -44,9 +44,17 @@ pub struct AccuracyArgs {
 pub struct OomArgs {
     /// File with the error text; `-` or absent reads stdin.
     pub file: Option<PathBuf>,
-    /// The model being run (catalog id or repo id), to check for fp32 weights.
+    /// The model being run (catalog id or repo id), to check for fp32 weights and size its
+    /// weights against the GPU (a model the message names takes precedence).
     #[arg(long)]
     pub model: Option<String>,
+    /// The GPU it ran on (catalog id, alias or nvidia-smi name), when the message does not
+    /// say its capacity; also the card the fixes are planned on.
+    #[arg(long)]
+    pub gpu: Option<String>,
+    /// How many GPUs the run was meant to use (enables "everything landed on GPU 0").
+    #[arg(long, value_name = "N")]
+    pub gpus: Option<u64>,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
@@ -319,6 +327,9 @@ mod tests {
             &["gpus"],
             &["inspect", "p", "--json"],
             &["oom", "-", "--model", "m"],
+            &[
+                "oom", "f", "--model", "m", "--gpu", "g", "--gpus", "4", "--json",
+            ],
             &["accuracy"],
         ] {
             let full = std::iter::once("vramfit").chain(argv.iter().copied());

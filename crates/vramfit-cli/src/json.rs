@@ -396,12 +396,20 @@ pub fn inspect_json(
     Ok(v)
 }
 
-/// `oom --json`.
+/// `oom --json`: the report and the findings, and the model check (`model`: null when no
+/// model is known) with its headline numbers at the top (`weights_bytes`, `weights_fit`).
 pub fn oom_json(
     report: &vramfit_core::oom::OomReport,
     findings: &[vramfit_core::oom::Finding],
+    check: Option<&vramfit_core::oom::ModelCheck>,
 ) -> serde_json::Value {
-    serde_json::json!({ "report": report, "findings": findings })
+    serde_json::json!({
+        "report": report,
+        "findings": findings,
+        "model": check,
+        "weights_bytes": check.map(|c| c.weights_bytes),
+        "weights_fit": check.and_then(|c| c.weights_fit),
+    })
 }
 
 /// `check --command … --json`: the plan of the command (the fields of [`PlanJson`]) plus

@@ -9,8 +9,13 @@
 //!
 //! The parts: `oom/parse.rs` holds the scanner and the message parsers, with
 //! the table of recognised messages (and where each comes from) and the unit
-//! conventions; `oom/diagnose.rs` holds the budget model and the diagnosis
-//! rules, with their thresholds and the reasons for them.
+//! conventions, and `oom/parse/mentions.rs` what else the text names (the model,
+//! the devices, the loader, `device_map`, the dtype); `oom/diagnose.rs` holds the
+//! budget model and the diagnosis rules, with their thresholds and the reasons
+//! for them; `oom/known.rs` the model check ([`check_model`], [`with_model`]): the
+//! model's weights from the catalog and the sizing core against the card, and
+//! fixes planned before they are offered. The model check is built without the
+//! `oom` feature too (the web page runs it on the worker's report).
 //!
 //! # Example
 //!
@@ -33,6 +38,7 @@
 //! ```
 
 mod diagnose;
+mod known;
 mod parse;
 
 // The types are always here (the web page shows them); reading and explaining a message
@@ -40,9 +46,10 @@ mod parse;
 #[cfg(feature = "oom")]
 pub use diagnose::{diagnose, diagnose_with};
 pub use diagnose::{Cause, Finding, Hints};
+pub use known::{check_model, with_model, CheckedFix, ModelCheck, Origin, MIN_SHORT_LEN};
 #[cfg(feature = "oom")]
 pub use parse::parse;
-pub use parse::{OomParseError, OomReport, OomSource, MAX_SCAN_BYTES};
+pub use parse::{Loader, OomParseError, OomReport, OomSource, MAX_SCAN_BYTES};
 
 // Binary byte units, shared by the parser and the diagnosis.
 #[cfg(feature = "oom")]

@@ -83,8 +83,10 @@ async fn handle(msg: JsValue) {
         })
         .map(Reply::Imported),
         Ok(Request::ExplainOom { text, parameters }) => {
+            // The model check (catalog and sizing) runs on the page, which holds them.
             let hints = Hints {
                 model_parameters: parameters,
+                ..Hints::default()
             };
             oom::parse(&text).map_err(|e| e.to_string()).map(|report| {
                 let findings = oom::diagnose_with(&report, &hints);

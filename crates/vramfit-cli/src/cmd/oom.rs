@@ -9,24 +9,32 @@ use vramfit_core::plan;
 
 /// `oom` on the pasted `text`.
 pub fn run(cat: &Catalog, a: &OomArgs, text: &str) -> Res<Output> {
-    let params = match &a.model {
-        Some(m) => Some(
-            plan::resolve_model(cat, m)
-                .map_err(usage)?
-                .0
-                .parameters_total,
-        ),
+    let model = match &a.model {
+        Some(m) => Some(plan::resolve_model(cat, m).map_err(usage)?),
+        None => None,
+    };
+    let gpu = match &a.gpu {
+        Some(g) => Some(plan::resolve_gpu(cat, g).map_err(usage)?),
         None => None,
     };
     let report = vramfit_core::oom::parse(text).map_err(|e| Failure::Rejected(e.to_string()))?;
-    let findings = vramfit_core::oom::diagnose_with(
-        &report,
-        &vramfit_core::oom::Hints {
-            model_parameters: params,
-        },
-    );
+    let hints = vramfit_core::oom::Hints {
+        model_parameters: model.map(|m| m.0.parameters_total),
+        catalog: Some(cat),
+        model: model.map(|m| m.0),
+        format: model.and_then(|m| m.1),
+        gpu,
+        gpu_count: a.gpus,
+        max_model_len: None,
+    };
+    let findings = vramfit_core::oom::diagnose_with(&report, &hints);
+    let check = vramfit_core::oom::check_model(&report, &hints);
     if a.json {
-        return Ok(Output::ok(pretty_line(&oom_json(&report, &findings))));
+        return Ok(Output::ok(pretty_line(&oom_json(
+            &report,
+            &findings,
+            check.as_ref(),
+        ))));
     }
     let mut s = String::new();
     for f in &findings {
@@ -99,6 +107,9 @@ mod tests {
             &r,
             &vramfit_core::oom::Hints {
                 model_parameters: Some(params),
+                catalog: Some(&c),
+                model: c.model("llama-3.1-8b").map(|m| m.model),
+                ..vramfit_core::oom::Hints::default()
             },
         );
         // The hint matters here: without it there is no fp32 finding.
@@ -125,5 +136,72 @@ mod tests {
             Err(f @ Failure::Usage(_)) => assert_eq!(f.code(), 2),
             other => panic!("{:?}", other.map(|o| o.stdout)),
         }
+        match run(&cat(), &oom_args(&["--gpu", "no-such-gpu"]), MSG) {
+            Err(f @ Failure::Usage(_)) => assert_eq!(f.code(), 2),
+            other => panic!("{:?}", other.map(|o| o.stdout)),
+        }
+    }
+
+    // The seed's short messages (issue 15). Llama 3.1 70B in bf16: 70,553,706,496 × 2 B
+    // + vLLM's 131,072 × 128 × 2 B rotary cache = 141,140,967,424 B (131.45 GiB), more than
+    // the message's 79.15 GiB (84,986,665,370 B).
+    const SHORT: &str = "RuntimeError: CUDA out of memory. Tried to allocate 4.50 GiB (GPU 0; 79.15 GiB total capacity)";
+    const LOAD: &str =
+        "OSError: Can't load the model for 'meta-llama/Llama-3.1-70B'. CUDA out of memory";
+
+    #[test]
+    fn oom_short_message_with_model_gives_the_weights_and_planned_fixes() {
+        let o = run(
+            &cat(),
+            &oom_args(&["--model", "meta-llama/Llama-3.1-70B", "--json"]),
+            SHORT,
+        )
+        .unwrap();
+        let j = o.json();
+        assert_eq!(j["weights_bytes"], 141_140_967_424u64);
+        assert_eq!(j["weights_fit"], false);
+        assert_eq!(j["model"]["model_id"], "llama-3.1-70b");
+        assert_eq!(j["model"]["capacity_bytes"], 84_986_665_370u64);
+        assert_eq!(j["findings"][0]["cause"], "WeightsDoNotFit");
+        assert_eq!(j["model"]["fixes"][0]["tensor_parallel_size"], 2);
+        // Existing fields stay.
+        assert_eq!(j["report"]["tried_to_allocate_bytes"], 4_831_838_208u64);
+        let o = run(
+            &cat(),
+            &oom_args(&["--model", "meta-llama/Llama-3.1-70B"]),
+            SHORT,
+        )
+        .unwrap();
+        assert!(o.stdout.starts_with(
+            "Llama 3.1 70B needs 131.45 GiB in bf16: the weights alone do not fit in 79.15 GiB\n"
+        ));
+        assert!(o
+            .stdout
+            .contains("  - `--tensor-parallel-size 2 --max-model-len "));
+        // Without the model: the generic answer, and no model in the JSON.
+        let j = run(&cat(), &oom_args(&["--json"]), SHORT).unwrap().json();
+        assert!(j["model"].is_null() && j["weights_fit"].is_null());
+        assert_eq!(j["findings"][0]["headline"], "The GPU ran out of memory");
+    }
+
+    #[test]
+    fn oom_load_message_names_its_model_with_and_without_a_gpu() {
+        let j = run(&cat(), &oom_args(&["--json"]), LOAD).unwrap().json();
+        assert_eq!(j["model"]["model_from"], "message");
+        assert_eq!(j["model"]["loaded_bytes"], 282_248_380_416u64); // 70,553,706,496 × 4 + 33,554,432
+        assert!(j["weights_fit"].is_null());
+        assert_eq!(j["findings"][0]["cause"], "Fp32Suspected");
+        let j = run(
+            &cat(),
+            &oom_args(&["--gpu", "a100-80gb-sxm", "--gpus", "4", "--json"]),
+            LOAD,
+        )
+        .unwrap()
+        .json();
+        assert_eq!(j["weights_fit"], false);
+        assert_eq!(j["model"]["capacity_from"], "chosen");
+        assert_eq!(j["model"]["gpus_chosen"], 4);
+        assert_eq!(j["findings"][0]["cause"], "WeightsDoNotFit");
+        assert_eq!(j["findings"][1]["cause"], "Fp32Suspected");
     }
 }

@@ -27,11 +27,15 @@
 //! | `SingleGpuVisible` | the message is about GPU 0, which is genuinely full with live tensors taking ≥ 80 % of the usable memory, held by others < 10 % of capacity, no other process is listed on it (several processes on one GPU usually mean a multi-GPU job whose ranks all touched GPU 0), and the request is ≥ 256 MiB | a hint, ranked last: large models often land wholly on GPU 0 because only one GPU was visible or the model was not sharded. |
 //! | `Fp32Suspected` | only via [`diagnose_with`] with [`Hints::model_parameters`]: allocated within 0.9–1.25 × (4 bytes × parameters) | fp32 weights take 4 bytes per parameter, bf16 2, int8 1, 4-bit ≈ 0.5–0.6; allocated ≈ 4 × params therefore points at fp32 weights (bf16 weights plus large activations can look the same, which the detail says). |
 //!
+//! | `WeightsDoNotFit`, `KvAndActivations`, and `Fp32Suspected` / `SingleGpuVisible` from the model | only with a known model (named in the message, or [`Hints::model`]): the model check of `oom/known.rs` | the catalog and the sizing core say what the weights take at the checkpoint's dtype (and as loaded) against the card's capacity, and plan each fix; see that module's docs. |
+//!
 //! Findings are ordered by the share of the card each one explains (held,
 //! unallocated, allocated + requested, each ÷ capacity), largest first; a
 //! request larger than the card always ranks first. If no rule can be
 //! evaluated (numbers missing) a generic `GenuinelyOutOfMemory` finding is
-//! returned so the caller always gets advice.
+//! returned so the caller always gets advice. The model check's findings then come first
+//! and replace the generic one and any budget finding of the same cause
+//! ([`with_model`](super::with_model)).
 //!
 //! vLLM messages map directly: `VllmMaxSeqLenTooLarge` → `KvPoolTooSmall`
 //! (suggested `--max-model-len` = vLLM's own estimate, or the KV token count
@@ -64,8 +68,13 @@ pub enum Cause {
     NoMemoryLeftForKvCache,
     /// vLLM: less memory was free at start-up than `gpu_memory_utilization` asks for.
     StartupFreeMemoryTooLow,
-    /// The weights appear to be loaded in fp32 (needs [`Hints::model_parameters`]).
+    /// The weights appear to be loaded in fp32 (from [`Hints::model_parameters`] and the
+    /// allocated bytes, or from the model check: Transformers without `torch_dtype`).
     Fp32Suspected,
+    /// The model check: the weights alone, at the checkpoint's dtype, exceed the GPU.
+    WeightsDoNotFit,
+    /// The model check: the weights fit; the KV cache and activations at the length did not.
+    KvAndActivations,
 }
 
 /// One diagnosed cause with its explanation and concrete fixes.
@@ -81,11 +90,45 @@ pub struct Finding {
     pub fixes: Vec<String>,
 }
 
-/// Extra facts the caller may know and the message does not contain.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Hints {
-    /// Parameter count of the model being run (enables [`Cause::Fp32Suspected`]).
+/// Extra facts the caller may know and the message does not contain. Build it with
+/// `..Hints::default()` for the fields you do not know; with a catalog, a model or a GPU
+/// the model check of `oom/known.rs` runs ([`check_model`](super::check_model)).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Hints<'a> {
+    /// Parameter count of the model being run (enables [`Cause::Fp32Suspected`] from the
+    /// allocated bytes).
     pub model_parameters: Option<u64>,
+    /// The catalog, to look up a model the message names.
+    pub catalog: Option<&'a crate::catalog::Catalog>,
+    /// The model chosen by the caller (`--model`, the app's model); a model the message
+    /// names and the catalog knows takes precedence.
+    pub model: Option<&'a crate::catalog::Model>,
+    /// The chosen format of that model (a quantized repo's, the app's format).
+    pub format: Option<crate::dtype::WeightFormat>,
+    /// The chosen GPU (`--gpu`, the app's GPU); the message's capacity takes precedence
+    /// over its memory.
+    pub gpu: Option<&'a crate::catalog::Gpu>,
+    /// How many GPUs the run was meant to use (`--gpus`, the app's TP × PP).
+    pub gpu_count: Option<u64>,
+    /// The chosen `--max-model-len` (else the message's, else the model's maximum).
+    pub max_model_len: Option<u64>,
+}
+
+impl PartialEq for Hints<'_> {
+    /// Equal when they hold the same values (the catalog compares by identity).
+    fn eq(&self, o: &Self) -> bool {
+        let same_catalog = match (self.catalog, o.catalog) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        same_catalog
+            && self.model_parameters == o.model_parameters
+            && self.model == o.model
+            && self.format == o.format
+            && self.gpu == o.gpu
+            && self.gpu_count == o.gpu_count
+            && self.max_model_len == o.max_model_len
+    }
 }
 
 /// Ranked likely causes for a parsed report (most likely first). Never empty.
@@ -119,7 +162,7 @@ pub fn diagnose_with(report: &OomReport, hints: &Hints) -> Vec<Finding> {
             .map_or(findings.len(), |i| i + 1);
         findings.insert(at, f);
     }
-    findings
+    super::known::with_model(report, hints, findings)
 }
 
 #[cfg(feature = "oom")]
@@ -439,16 +482,21 @@ fn genuine_fixes() -> Vec<String> {
     ]
 }
 
+/// The headline of the finding given when the message holds too few numbers (the model
+/// check replaces it when it knows more).
+pub(super) const GENERIC_HEADLINE: &str = "The GPU ran out of memory";
+
 #[cfg(feature = "oom")]
 fn generic_oom_finding(r: &OomReport) -> Finding {
     let mut fixes = vec![nvidia_smi_fix(r.gpu_index)];
     fixes.extend(genuine_fixes());
     Finding {
         cause: Cause::GenuinelyOutOfMemory,
-        headline: "The GPU ran out of memory".to_string(),
+        headline: GENERIC_HEADLINE.to_string(),
         detail: "The pasted message does not contain enough numbers to tell whether other \
                  processes, fragmentation or the workload itself used the memory; paste the whole \
-                 message to get a sharper diagnosis."
+                 message, or name the model (`--model`, or the app's model) and the GPU \
+                 (`--gpu`) to size its weights against the card."
             .to_string(),
         fixes,
     }

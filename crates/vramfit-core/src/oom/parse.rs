@@ -103,6 +103,17 @@ impl OomSource {
     }
 }
 
+/// The program that loaded the model, as far as the pasted text shows (`oom/parse/mentions.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Loader {
+    /// Hugging Face Transformers (`from_pretrained`, `modeling_utils.py`).
+    Transformers,
+    /// vLLM.
+    Vllm,
+    /// SGLang.
+    Sglang,
+}
+
 /// Everything [`parse`] could read from the message. Byte counts are exact
 /// conversions of the printed (two-decimal, 1024-based) values; a field is
 /// `None` when the message (or the pasted fragment of it) did not contain it.
@@ -150,6 +161,22 @@ pub struct OomReport {
     /// `gpu_memory_utilization=…` / `--gpu-memory-utilization …` elsewhere in
     /// the pasted log.
     pub gpu_memory_utilization: Option<f64>,
+    /// The model the text names (`Can't load the model for 'X'`, `from_pretrained('X')`,
+    /// `vllm serve X`, `--model X`, a Hugging Face cache path or URL), as written.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Every device index the text names (`GPU n`, `cuda:n`), in order of first appearance.
+    #[serde(default)]
+    pub gpu_indices: Vec<u32>,
+    /// The loader the text shows, if any.
+    #[serde(default)]
+    pub loader: Option<Loader>,
+    /// The value of a `device_map=` in the text (`auto`, `cuda:0`, …).
+    #[serde(default)]
+    pub device_map: Option<String>,
+    /// The value of a `torch_dtype=` / `dtype=` / `--dtype` in the text.
+    #[serde(default)]
+    pub dtype: Option<String>,
 }
 
 #[cfg(feature = "oom")]
@@ -172,6 +199,11 @@ impl OomReport {
             kv_available_bytes: None,
             estimated_max_model_len: None,
             gpu_memory_utilization: None,
+            model: None,
+            gpu_indices: Vec::new(),
+            loader: None,
+            device_map: None,
+            dtype: None,
         }
     }
 }
@@ -213,13 +245,46 @@ impl std::error::Error for OomParseError {}
 pub fn parse(text: &str) -> Result<OomReport, OomParseError> {
     let normalized = normalize(text);
     let s = normalized.as_str();
-    parse_vllm(s)
+    let mut r = parse_vllm(s)
         .or_else(|| parse_allocator(s))
         .or_else(|| parse_mps(s))
         .or_else(|| parse_bare_allocator(s))
         .or_else(|| parse_cublas(s))
         .or_else(|| parse_driver(s))
-        .ok_or(OomParseError::NotAnOomMessage)
+        .ok_or(OomParseError::NotAnOomMessage)?;
+    if r.total_capacity_bytes.is_none() && r.source != OomSource::PyTorchMps {
+        read_loose_capacity(s, &mut r);
+    }
+    mentions::read(text, &mut r);
+    if r.gpu_index.is_none() {
+        if let [only] = r.gpu_indices[..] {
+            r.gpu_index = Some(only);
+        }
+    }
+    Ok(r)
+}
+
+/// A capacity written outside an allocator message's own layout (a short or cut message):
+/// `[GPU n; ]X total capacity` or `total capacity of X`, the last one in the text.
+#[cfg(feature = "oom")]
+fn read_loose_capacity(s: &str, r: &mut OomReport) {
+    let before = s.rfind(" total capacity").and_then(|i| {
+        // the number and unit right before: "79.15 gib total capacity"
+        let head = &s[floor_boundary(s, i.saturating_sub(32))..i];
+        let start = head.rfind([';', '(']).map_or(0, |k| k + 1);
+        let seg = head[start..].trim();
+        parse_size(seg, 0)
+            .filter(|&(_, e)| e == seg.len())
+            .map(|(b, _)| (i, b))
+    });
+    let after = s
+        .rfind("total capacity of ")
+        .and_then(|i| parse_size(s, i + "total capacity of ".len()).map(|(b, _)| (i, b)));
+    let best = match (before, after) {
+        (Some(a), Some(b)) => Some(if a.0 > b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    };
+    r.total_capacity_bytes = best.map(|(_, b)| b);
 }
 
 /// Caps the input, lower-cases ASCII and collapses whitespace runs to one space.
@@ -593,7 +658,10 @@ fn parse_mps(s: &str) -> Option<OomReport> {
 
 #[cfg(feature = "oom")]
 fn parse_bare_allocator(s: &str) -> Option<OomReport> {
-    let cuda = s.rfind("cuda out of memory");
+    let cuda = s
+        .rfind("cuda out of memory")
+        .or_else(|| s.rfind("torch.outofmemoryerror"))
+        .or_else(|| s.rfind("torch.cuda.outofmemoryerror"));
     let hip = s.rfind("hip out of memory");
     let source = match (cuda, hip) {
         (Some(c), Some(h)) if h > c => OomSource::PyTorchHip,
@@ -732,6 +800,9 @@ fn find_utilization_setting(s: &str) -> Option<f64> {
         .max_by_key(|&(i, _)| i)
         .map(|(_, f)| f)
 }
+
+#[cfg(feature = "oom")]
+mod mentions;
 
 #[cfg(all(test, feature = "oom"))]
 mod tests;

@@ -540,6 +540,7 @@ fn fp32_hint() {
     let r = parse(PT2_16417).unwrap();
     let hints = Hints {
         model_parameters: Some(6_100_000_000),
+        ..Hints::default()
     };
     let f = diagnose_with(&r, &hints);
     assert_eq!(f[0].cause, Cause::GenuinelyOutOfMemory);
@@ -548,6 +549,7 @@ fn fp32_hint() {
     // a 12 B model in bf16 would be 24 GB: not fp32
     let hints = Hints {
         model_parameters: Some(12_000_000_000),
+        ..Hints::default()
     };
     assert!(!diagnose_with(&r, &hints)
         .iter()
@@ -621,6 +623,7 @@ fn truncations_never_panic() {
                         &r,
                         &Hints {
                             model_parameters: Some(1),
+                            ..Hints::default()
                         },
                     );
                     assert!(!f.is_empty());
@@ -719,4 +722,432 @@ fn reads_back_what_it_writes() {
         let back: Vec<Finding> = serde_json::from_str(&json).unwrap();
         assert_eq!(back, f);
     }
+}
+
+// ---- The model check (oom/known.rs), on the seed's short messages (issue 15). ----
+//
+// Hand-worked from the catalog's Llama 3.1 70B (config.json of meta-llama/Llama-3.1-70B-Instruct:
+// 80 layers, hidden 8192, 64 heads of 128, 8 KV heads, vocabulary 128,256, 131,072 positions)
+// and its 70,553,706,496 parameters (HF API safetensors total):
+// - bf16 weights = 70,553,706,496 × 2 B = 141,107,412,992 B (131.42 GiB), plus vLLM's rotary
+//   `cos_sin_cache` of 131,072 positions × 128 × 2 B = 33,554,432 B the sizing core counts:
+//   141,140,967,424 B = 131.45 GiB.
+// - fp32 = 70,553,706,496 × 4 B + 33,554,432 B = 282,248,380,416 B = 262.86 GiB.
+// - 79.15 GiB = 79.15 × 2^30 = 84,986,665,369.6 → 84,986,665,370 B < 141,140,967,424.
+const SEED_SHORT: &str = "RuntimeError: CUDA out of memory. Tried to allocate 4.50 GiB (GPU 0; 79.15 GiB total capacity)";
+const SEED_LOAD: &str =
+    "OSError: Can't load the model for 'meta-llama/Llama-3.1-70B'. CUDA out of memory";
+const W70_BF16: u64 = 70_553_706_496 * 2 + 131_072 * 128 * 2;
+const W70_FP32: u64 = 70_553_706_496 * 4 + 131_072 * 128 * 2;
+const CAP_7915: u64 = 84_986_665_370;
+
+fn cat() -> crate::catalog::Catalog {
+    crate::catalog::Catalog::bundled()
+}
+
+/// Each fix, planned again from its own fields on `gpu`, starts; a shortened one does not
+/// start at the full length.
+fn fixes_start(c: &ModelCheck, gpu: &crate::catalog::Gpu) {
+    use crate::sizing::{estimate_bytes, Scenario};
+    let m = cat().model(&c.model_id).unwrap().model.arch().unwrap();
+    assert!(!c.fixes.is_empty());
+    for f in &c.fixes {
+        let mut s = Scenario::new(m.clone());
+        s.format = f.format;
+        s.tensor_parallel_size = f.tensor_parallel_size;
+        s.pipeline_parallel_size = f.pipeline_parallel_size;
+        s.flags.max_model_len = Some(f.max_model_len);
+        let e = estimate_bytes(&s, gpu.usable_bytes());
+        assert!(e.fit.starts(), "{}", f.text);
+        assert_eq!(e.weights_bytes, f.weights_per_gpu_bytes, "{}", f.text);
+        assert_eq!(f.gpus, f.tensor_parallel_size * f.pipeline_parallel_size);
+        if f.shortened {
+            assert!(f.max_model_len >= MIN_SHORT_LEN && f.max_model_len % 1024 == 0);
+            s.flags.max_model_len = Some(c.max_model_len);
+            assert!(
+                !estimate_bytes(&s, gpu.usable_bytes()).fit.starts(),
+                "{}",
+                f.text
+            );
+        }
+    }
+}
+
+#[test]
+fn seed_short_message_with_the_model_says_the_weights_do_not_fit() {
+    let cat = cat();
+    let r = parse(SEED_SHORT).unwrap();
+    assert_eq!(r.total_capacity_bytes, Some(CAP_7915));
+    assert_eq!((r.gpu_index, r.gpu_indices.clone()), (Some(0), vec![0]));
+    assert_eq!(r.tried_to_allocate_bytes, Some(4_831_838_208)); // 4.5 × 2^30
+    let model = cat.model("meta-llama/Llama-3.1-70B").unwrap().model;
+    assert_eq!(model.parameters_total, 70_553_706_496);
+    let h = Hints {
+        catalog: Some(&cat),
+        model: Some(model),
+        ..Hints::default()
+    };
+    let c = check_model(&r, &h).unwrap();
+    assert_eq!(c.model_id, "llama-3.1-70b");
+    assert_eq!(c.model_from, Origin::Chosen);
+    assert_eq!(c.format, crate::dtype::WeightFormat::Bf16);
+    assert_eq!((c.weights_bytes, c.loaded_bytes), (W70_BF16, W70_BF16));
+    assert_eq!(W70_BF16, 141_140_967_424);
+    assert_eq!(
+        (c.capacity_bytes, c.capacity_from, c.weights_fit),
+        (Some(CAP_7915), Some(Origin::Message), Some(false))
+    );
+    assert_eq!(c.max_model_len, 131_072);
+    // The card: the catalog GPU nearest in memory, at the message's 79.15 GiB (81,049 MiB).
+    let mut card = cat
+        .gpus
+        .iter()
+        .min_by_key(|g| g.usable_bytes().abs_diff(CAP_7915))
+        .unwrap()
+        .clone();
+    card.memory_cuda_total_mib = Some(81_049);
+    card.unified_memory_gpu_fraction = None;
+    fixes_start(&c, &card);
+    // TP 2 holds the weights (half each, 65.7 GiB) but not 131,072 tokens; the fewest GPUs
+    // for the full length come next; then the AWQ and FP8 checkpoints on one GPU.
+    let f = &c.fixes;
+    assert_eq!(
+        (f[0].tensor_parallel_size, f[0].gpus, f[0].shortened),
+        (2, 2, true)
+    );
+    assert!(f[0].weights_per_gpu_bytes >= W70_BF16 / 2);
+    assert!(f[0].weights_per_gpu_bytes <= W70_BF16 / 2 + 64 * MIB);
+    assert!(!f[1].shortened && f[1].gpus > 2 && f[1].repo.is_none());
+    let awq = f
+        .iter()
+        .find(|x| x.format == crate::dtype::WeightFormat::Int4Awq)
+        .unwrap();
+    assert_eq!(
+        awq.repo.as_deref(),
+        Some("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4")
+    );
+    assert_eq!(awq.gpus, 1);
+    assert!(f
+        .iter()
+        .any(|x| x.repo.as_deref() == Some("RedHatAI/Meta-Llama-3.1-70B-Instruct-FP8")));
+
+    let fs = diagnose_with(&r, &h);
+    assert_eq!(fs[0].cause, Cause::WeightsDoNotFit);
+    assert_eq!(
+        fs[0].headline,
+        "Llama 3.1 70B needs 131.45 GiB in bf16: the weights alone do not fit in 79.15 GiB"
+    );
+    assert!(fs[0].fixes[0].starts_with(&format!(
+        "`--tensor-parallel-size 2 --max-model-len {}` (vLLM, bf16) on 2 GPUs of 79.15 GiB",
+        f[0].max_model_len
+    )));
+    assert!(fs[0]
+        .fixes
+        .iter()
+        .any(|x| x.contains("The AWQ checkpoint `hugging-quants/")));
+    // The generic "not enough numbers" answer is gone.
+    assert!(fs.iter().all(|x| !x.detail.contains("enough numbers")));
+}
+
+#[test]
+fn seed_short_message_without_a_model_keeps_the_generic_answer() {
+    let cat = cat();
+    let r = parse(SEED_SHORT).unwrap();
+    let h = Hints {
+        catalog: Some(&cat),
+        ..Hints::default()
+    };
+    assert!(check_model(&r, &h).is_none());
+    let fs = diagnose_with(&r, &h);
+    assert_eq!(fs, diagnose(&r));
+    assert_eq!(fs[0].headline, "The GPU ran out of memory");
+    assert!(fs[0].detail.contains("`--model`"));
+}
+
+#[test]
+fn seed_load_message_names_its_model_and_its_fp32_load() {
+    let cat = cat();
+    let r = parse(SEED_LOAD).unwrap();
+    assert_eq!(r.source, OomSource::PyTorchCuda);
+    assert_eq!(r.model.as_deref(), Some("meta-llama/Llama-3.1-70B"));
+    assert_eq!(r.loader, Some(Loader::Transformers));
+    assert_eq!((r.total_capacity_bytes, r.dtype.as_deref()), (None, None));
+    // Without a catalog nothing is known: the generic answer.
+    assert_eq!(diagnose_with(&r, &Hints::default()), diagnose(&r));
+    let h = Hints {
+        catalog: Some(&cat),
+        ..Hints::default()
+    };
+    let c = check_model(&r, &h).unwrap();
+    assert_eq!(
+        (c.model_id.as_str(), c.model_from),
+        ("llama-3.1-70b", Origin::Message)
+    );
+    assert_eq!(c.loaded_format, crate::dtype::WeightFormat::Fp32);
+    assert_eq!((c.weights_bytes, c.loaded_bytes), (W70_BF16, W70_FP32));
+    assert_eq!(W70_FP32, 282_248_380_416);
+    assert_eq!((c.capacity_bytes, c.weights_fit), (None, None));
+    assert!(c.fixes.is_empty());
+    let fs = diagnose_with(&r, &h);
+    assert_eq!(fs[0].cause, Cause::Fp32Suspected);
+    assert_eq!(
+        fs[0].headline,
+        "Loaded in fp32, Llama 3.1 70B needs 262.86 GiB: twice its 131.45 GiB in bf16"
+    );
+    assert!(fs[0].fixes[0].contains("`torch_dtype=torch.bfloat16`"));
+    assert_eq!(
+        fs[1].headline,
+        "Llama 3.1 70B needs 131.45 GiB of weights in bf16"
+    );
+    assert!(fs[1].fixes[0].contains("`--gpu`"));
+
+    // With the GPU chosen (A100 80GB SXM: 81,920 MiB less the 450 MiB driver reserve =
+    // 81,470 MiB = 85,427,486,720 B = 79.56 GiB).
+    let a100 = cat.gpu("a100-80gb-sxm").unwrap();
+    assert_eq!(a100.usable_bytes(), 85_427_486_720);
+    let h = Hints {
+        gpu: Some(a100),
+        ..h
+    };
+    let c = check_model(&r, &h).unwrap();
+    assert_eq!(
+        (
+            c.capacity_bytes,
+            c.capacity_from,
+            c.weights_fit,
+            c.loaded_fit
+        ),
+        (
+            Some(85_427_486_720),
+            Some(Origin::Chosen),
+            Some(false),
+            Some(false)
+        )
+    );
+    fixes_start(&c, a100);
+    let fs = diagnose_with(&r, &h);
+    assert_eq!(
+        fs.iter().map(|f| f.cause).collect::<Vec<_>>()[..2],
+        [Cause::WeightsDoNotFit, Cause::Fp32Suspected]
+    );
+    assert!(fs[0].headline.ends_with("do not fit in 79.56 GiB"));
+    assert!(fs[0].fixes[0].contains("on 2 × NVIDIA A100"));
+    assert!(fs[1].fixes.iter().any(|x| x.contains("not enough")));
+}
+
+#[test]
+fn fp32_load_of_a_model_whose_bf16_weights_fit() {
+    // Llama 3.1 8B (8,030,261,248 parameters, 131,072 positions, head dim 128):
+    // bf16 8,030,261,248 × 2 + 33,554,432 = 16,094,076,928 B (14.99 GiB) fits in 23.65 GiB
+    // (25,393,994,138 B); fp32 8,030,261,248 × 4 + 33,554,432 = 32,154,599,424 B (29.95 GiB)
+    // does not.
+    let text = "  File \"run.py\", line 4, in <module>\n    model = AutoModelForCausalLM.from_pretrained(\"meta-llama/Llama-3.1-8B\").to(\"cuda\")\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1002.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 601.06 MiB is free. Including non-PyTorch memory, this process has 23.05 GiB memory in use. Of the allocated memory 22.60 GiB is allocated by PyTorch, and 150.00 MiB is reserved by PyTorch but unallocated.";
+    let cat = cat();
+    let r = parse(text).unwrap();
+    assert_eq!(r.model.as_deref(), Some("meta-llama/Llama-3.1-8B"));
+    let h = Hints {
+        catalog: Some(&cat),
+        ..Hints::default()
+    };
+    let c = check_model(&r, &h).unwrap();
+    assert_eq!(
+        (c.weights_bytes, c.loaded_bytes),
+        (16_094_076_928, 32_154_599_424)
+    );
+    assert_eq!((c.weights_fit, c.loaded_fit), (Some(true), Some(false)));
+    let fs = diagnose_with(&r, &h);
+    assert_eq!(fs[0].cause, Cause::Fp32Suspected);
+    assert_eq!(
+        fs.iter()
+            .filter(|f| f.cause == Cause::Fp32Suspected)
+            .count(),
+        1
+    );
+    assert!(fs[0]
+        .detail
+        .contains("holds the 14.99 GiB of bf16 but not the 29.95 GiB of fp32"));
+    assert!(fs[0].fixes[0].contains("14.99 GiB of weights instead of 29.95 GiB"));
+    // The budget rules still speak after it.
+    assert!(fs.iter().any(|f| f.cause == Cause::GenuinelyOutOfMemory));
+    // With the dtype given, no fp32 suspicion: the bf16 weights fit, the rest is the workload.
+    let text = text.replace("B\")", "B\", torch_dtype=torch.bfloat16)");
+    let r = parse(&text).unwrap();
+    assert_eq!(r.dtype.as_deref(), Some("torch.bfloat16"));
+    let c = check_model(&r, &h).unwrap();
+    assert_eq!(c.loaded_bytes, 16_094_076_928);
+    assert!(diagnose_with(&r, &h)
+        .iter()
+        .all(|f| f.cause != Cause::Fp32Suspected));
+}
+
+#[test]
+fn everything_on_gpu0_of_several_chosen() {
+    let text = "model = AutoModelForCausalLM.from_pretrained(\"meta-llama/Llama-3.1-70B\", torch_dtype=torch.bfloat16)\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 301.00 MiB is free. Including non-PyTorch memory, this process has 78.85 GiB memory in use. Of the allocated memory 78.10 GiB is allocated by PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.";
+    let cat = cat();
+    let r = parse(text).unwrap();
+    assert_eq!(r.gpu_indices, vec![0]);
+    let h = Hints {
+        catalog: Some(&cat),
+        gpu_count: Some(4),
+        ..Hints::default()
+    };
+    let c = check_model(&r, &h).unwrap();
+    assert!(c.only_gpu0);
+    assert_eq!((c.loaded_bytes, c.loaded_fit), (W70_BF16, Some(false)));
+    let fs = diagnose_with(&r, &h);
+    assert_eq!(fs[0].cause, Cause::SingleGpuVisible);
+    assert_eq!(
+        fs[0].headline,
+        "Everything landed on GPU 0 of the four chosen"
+    );
+    assert!(fs[0]
+        .detail
+        .contains("131.45 GiB of weights, more than one GPU's 79.15 GiB"));
+    // Only fixes within the four GPUs; the TP 2 one first.
+    assert!(fs[0].fixes[0].starts_with("`--tensor-parallel-size 2 "));
+    assert_eq!(fs[1].cause, Cause::WeightsDoNotFit);
+    assert_eq!(
+        fs.iter()
+            .filter(|f| f.cause == Cause::SingleGpuVisible)
+            .count(),
+        1
+    );
+    // One GPU chosen: no GPU-0 finding from the model check.
+    let one = Hints {
+        gpu_count: Some(1),
+        ..h
+    };
+    assert!(diagnose_with(&r, &one)
+        .iter()
+        .all(|f| !f.headline.contains("chosen")));
+    // device_map="auto" spreads it: not "everything on GPU 0".
+    let spread = text.replace("bfloat16)", "bfloat16, device_map=\"auto\")");
+    let r = parse(&spread).unwrap();
+    assert_eq!(r.device_map.as_deref(), Some("auto"));
+    assert!(!check_model(&r, &h).unwrap().only_gpu0);
+    assert!(diagnose_with(&r, &h)
+        .iter()
+        .all(|f| !f.headline.contains("chosen")));
+}
+
+#[test]
+fn weights_that_fit_point_at_kv_and_activations() {
+    let cat = cat();
+    let r = parse(SEED_SHORT).unwrap();
+    let h = Hints {
+        catalog: Some(&cat),
+        model: cat.model("llama-3.1-8b").map(|m| m.model),
+        ..Hints::default()
+    };
+    let fs = diagnose_with(&r, &h);
+    assert_eq!(fs[0].cause, Cause::KvAndActivations);
+    assert_eq!(
+        fs[0].headline,
+        "The weights fit (14.99 GiB of 79.15 GiB); the KV cache and activations did not"
+    );
+    assert!(fs[0]
+        .detail
+        .contains("The failed request of 4.50 GiB came on top."));
+}
+
+#[test]
+fn vllm_messages_are_left_to_their_own_rules() {
+    let cat = cat();
+    let h = Hints {
+        catalog: Some(&cat),
+        model: cat.model("llama-3.1-70b").map(|m| m.model),
+        ..Hints::default()
+    };
+    for t in [VLLM_V0_2418, VLLM_V1_TPU_223, VLLM_NOBLOCKS_10439] {
+        let r = parse(t).unwrap();
+        assert_eq!(diagnose_with(&r, &h), diagnose(&r), "{t}");
+    }
+}
+
+#[test]
+fn model_names_devices_and_settings_in_the_text() {
+    let model = |t: &str| parse(t).unwrap().model;
+    let oom = "torch.OutOfMemoryError: CUDA out of memory.";
+    for (t, want) in [
+        ("$ vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2\nCUDA out of memory", "Qwen/Qwen3-8B"),
+        ("python -m vllm.entrypoints.openai.api_server --model meta-llama/Llama-3.1-8B-Instruct\nCUDA out of memory", "meta-llama/Llama-3.1-8B-Instruct"),
+        ("INFO Initializing a V1 LLM engine (v0.10.1) with config: model='mistralai/Mistral-7B-v0.1', speculative_config=None\nCUDA error: out of memory", "mistralai/Mistral-7B-v0.1"),
+        ("File \"/root/.cache/huggingface/hub/models--google--gemma-2-9b/snapshots/abc/x.py\"\nCUDA out of memory", "google/gemma-2-9b"),
+        ("see https://huggingface.co/models and https://huggingface.co/Qwen/Qwen2.5-7B.\nCUDA out of memory", "Qwen/Qwen2.5-7B"),
+        ("tok = AutoTokenizer.from_pretrained('microsoft/phi-4')\nCUDA out of memory", "microsoft/phi-4"),
+    ] {
+        assert_eq!(model(t).as_deref(), Some(want), "{t}");
+    }
+    assert_eq!(model(oom), None);
+    assert_eq!(
+        model("see https://huggingface.co/docs/transformers\nCUDA out of memory"),
+        None
+    );
+    let r = parse("[rank1]: RuntimeError on cuda:1 ... GPU 1; cuda:0 CUDA out of memory").unwrap();
+    assert_eq!(r.gpu_indices, vec![1, 0]);
+    assert_eq!(r.gpu_index, None);
+    let r = parse(
+        "from_pretrained('x/y', device_map='cuda:0', dtype=torch.float32) CUDA out of memory",
+    )
+    .unwrap();
+    assert_eq!(
+        (r.device_map.as_deref(), r.dtype.as_deref()),
+        (Some("cuda:0"), Some("torch.float32"))
+    );
+    assert_eq!(r.loader, Some(Loader::Transformers));
+    // Short forms: a bare capacity is read, a bare error name is accepted.
+    let r = parse("torch.OutOfMemoryError: CUDA out of memory (GPU 0; 23.65 GiB total capacity)")
+        .unwrap();
+    assert_eq!(r.total_capacity_bytes, Some(25_393_994_138));
+    let r = parse("torch.OutOfMemoryError").unwrap();
+    assert_eq!(r.source, OomSource::PyTorchCuda);
+    // Hub names resolve against the catalog through their last owner/name or segment.
+    let cat = cat();
+    let h = Hints {
+        catalog: Some(&cat),
+        ..Hints::default()
+    };
+    let r = parse("from_pretrained('/models/Llama-3.1-70B') CUDA out of memory").unwrap();
+    assert_eq!(check_model(&r, &h).unwrap().model_id, "llama-3.1-70b");
+    let r = parse("vllm serve hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4\nCUDA out of memory (GPU 0; 79.15 GiB total capacity)").unwrap();
+    let c = check_model(&r, &h).unwrap();
+    assert_eq!(c.format, crate::dtype::WeightFormat::Int4Awq);
+    assert_eq!(c.weights_fit, Some(true));
+}
+
+#[test]
+fn hints_compare_and_serialize() {
+    let cat = cat();
+    let a = Hints {
+        catalog: Some(&cat),
+        model_parameters: Some(1),
+        ..Hints::default()
+    };
+    assert_eq!(a, a);
+    assert_ne!(a, Hints::default());
+    let r = parse(SEED_SHORT).unwrap();
+    let c = check_model(
+        &r,
+        &Hints {
+            model: cat.model("llama-3.1-70b").map(|m| m.model),
+            ..a
+        },
+    )
+    .unwrap();
+    let j = serde_json::to_value(&c).unwrap();
+    assert_eq!(j["weights_bytes"], W70_BF16);
+    assert_eq!(j["weights_fit"], false);
+    assert_eq!(j["model_from"], "chosen");
+    assert_eq!(j["capacity_from"], "message");
+    assert_eq!(
+        j["format"],
+        serde_json::to_value(crate::dtype::WeightFormat::Bf16).unwrap()
+    );
+    // A report written before these fields existed still reads.
+    let mut old = serde_json::to_value(&r).unwrap();
+    for k in ["model", "gpu_indices", "loader", "device_map", "dtype"] {
+        old.as_object_mut().unwrap().remove(k);
+    }
+    let back: OomReport = serde_json::from_value(old).unwrap();
+    assert_eq!(back.gpu_indices, Vec::<u32>::new());
 }
