@@ -310,7 +310,7 @@ fn engine_of(words: &[String]) -> Option<(Engine, &[String])> {
 /// # Example
 /// ```
 /// use vramfit_core::command::parse;
-/// let c = parse("vllm serve meta-llama/Llama-3.1-8B-Instruct --tp=2 --max-model-len 32k").unwrap();
+/// let c = parse("vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2 --max-model-len=32k").unwrap();
 /// assert_eq!(c.model, "meta-llama/Llama-3.1-8B-Instruct");
 /// assert_eq!(c.inputs.tensor_parallel_size, Some(2));
 /// assert_eq!(c.inputs.flags.max_model_len, Some(32_000));
