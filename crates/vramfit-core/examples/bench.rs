@@ -145,6 +145,22 @@ fn all(compare_file: Option<&str>) -> Res<()> {
         String::new(),
     ]);
     println!("RESULT plan_median_ms={:.4}", ms(one));
+    // A plan that does not start: its fixes are searched and each planned again (issue 15).
+    let stuck = Inputs {
+        model: "llama-3.1-70b".into(),
+        gpu: "a100-80gb-sxm".into(),
+        tensor_parallel_size: Some(1),
+        ..Inputs::default()
+    };
+    let p = plan(&cat, &stuck).map_err(|e| format!("plan: {e}"))?;
+    let (fixes, _) = time(201, || plan(&cat, &stuck));
+    rows.push([
+        "plan::plan, Llama 3.1 70B on one A100 at TP 1 (does not start)".into(),
+        format!("{:.3} ms", ms(fixes)),
+        format!("median of 201; {} checked fixes", p.fixes.len()),
+        String::new(),
+    ]);
+    println!("RESULT plan_fixes_median_ms={:.4}", ms(fixes));
 
     // 2. The whole catalog sweep.
     let formats = [WeightFormat::Bf16, WeightFormat::Fp8, WeightFormat::Int4Awq];
