@@ -44,7 +44,7 @@ mod parse;
 // The types are always here (the web page shows them); reading and explaining a message
 // need the `oom` feature (default on; the page builds without it: ARCHITECTURE.md).
 #[cfg(feature = "oom")]
-pub use diagnose::{diagnose, diagnose_with};
+pub use diagnose::{diagnose, diagnose_message, diagnose_with};
 pub use diagnose::{Cause, Finding, Hints};
 pub use known::{check_model, with_model, CheckedFix, ModelCheck, Origin, MIN_SHORT_LEN};
 #[cfg(feature = "oom")]

@@ -89,7 +89,7 @@ async fn handle(msg: JsValue) {
                 ..Hints::default()
             };
             oom::parse(&text).map_err(|e| e.to_string()).map(|report| {
-                let findings = oom::diagnose_with(&report, &hints);
+                let findings = oom::diagnose_message(&report, &hints);
                 Reply::Explained(Explained { report, findings })
             })
         }

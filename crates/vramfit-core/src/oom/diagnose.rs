@@ -141,9 +141,18 @@ pub fn diagnose(report: &OomReport) -> Vec<Finding> {
 }
 
 /// Like [`diagnose`], using facts the caller knows (e.g. the parameter count
-/// of the model, which enables [`Cause::Fp32Suspected`]).
+/// of the model, which enables [`Cause::Fp32Suspected`]), then the model check
+/// ([`with_model`](super::with_model)) when the hints hold a catalog.
 #[cfg(feature = "oom")]
 pub fn diagnose_with(report: &OomReport, hints: &Hints) -> Vec<Finding> {
+    super::known::with_model(report, hints, diagnose_message(report, hints))
+}
+
+/// [`diagnose_with`] without the model check: what the message alone says. The import
+/// worker runs this (it carries no catalog or sizing code: its size budget); the page adds
+/// [`with_model`](super::with_model) with the model and GPU it has chosen.
+#[cfg(feature = "oom")]
+pub fn diagnose_message(report: &OomReport, hints: &Hints) -> Vec<Finding> {
     let mut ranked: Vec<(f64, Finding)> = Vec::new();
     match report.source {
         OomSource::PyTorchCuda | OomSource::PyTorchHip => diagnose_allocator(report, &mut ranked),
@@ -162,7 +171,7 @@ pub fn diagnose_with(report: &OomReport, hints: &Hints) -> Vec<Finding> {
             .map_or(findings.len(), |i| i + 1);
         findings.insert(at, f);
     }
-    super::known::with_model(report, hints, findings)
+    findings
 }
 
 #[cfg(feature = "oom")]
