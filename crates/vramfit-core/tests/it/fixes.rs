@@ -358,6 +358,7 @@ fn every_number_agrees_with_the_verdict_over_the_catalog() {
         }
     }
     // The property ran over real cases of each kind.
+    eprintln!("needed layouts, plan fixes, row fixes planned again: {checked:?}");
     assert!(
         checked.0 > 5_000 && checked.1 > 500 && checked.2 > 100,
         "{checked:?}"
