@@ -4,6 +4,7 @@ pub mod accuracy_view;
 pub mod app;
 pub mod budget_view;
 pub mod catalog_view;
+pub mod explained;
 pub mod inputs_panel;
 pub mod model_source;
 pub mod number_field;

@@ -149,8 +149,9 @@ test('a value the input table refuses shows its message, keeps what was typed, a
   await util.fill('0.03');
   const msg = page.locator('.vf-field-error');
   await msg.waitFor();
-  // The same message a link gets (share::decode) and the CLI prints.
-  assert.equal((await msg.textContent()).trim(), '`--gpu-memory-utilization` must be between 0.05 and 1; got 0.03');
+  // The same message a link gets (share::decode) and the CLI prints, its flag shown as code.
+  assert.equal((await msg.textContent()).trim(), '--gpu-memory-utilization must be between 0.05 and 1; got 0.03');
+  assert.deepEqual(await msg.locator('code').allTextContents(), ['--gpu-memory-utilization']);
   assert.equal(await util.getAttribute('aria-invalid'), 'true');
   assert.equal(await util.inputValue(), '0.03');
   assert.ok(page.url().endsWith('?util=0.9'), page.url());
