@@ -1,10 +1,20 @@
 //! Charts drawn with plotters into SVG strings. Drawing functions are generic over the
 //! backend; the SVG backend escapes text, so the string can be injected as markup.
 //! Numbers come from the core; this module only places them.
+//!
+//! Every chart has the same shape, to stay readable from a phone (375 px) to a desktop: a
+//! narrow drawing (the page scales it with its `viewBox` to the column's width) with large
+//! text, every bar or line named on the chart, and the legend in its own strip under the
+//! axes, never over data. Colours follow the page's theme: text and axes are drawn black and
+//! written out as `currentColor` ([`finish`]), so on the page they take the theme's text
+//! colour (the background is the page's, `style/main.css`) and a downloaded file stays
+//! black on white; the series colours are mid-tones that read on light and dark.
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use vramfit_core::plan::{FormatRow, Plan};
-use vramfit_core::units::Units;
+use vramfit_core::units::{fmt_bytes, Units};
 
 const COLORS: [RGBColor; 6] = [
     RGBColor(59, 130, 246),  // weights
@@ -14,6 +24,29 @@ const COLORS: [RGBColor; 6] = [
     RGBColor(249, 115, 22),  // CUDA graphs
     RGBColor(148, 163, 184), // context
 ];
+/// Lines of the scaling and latency charts (each ≥ 3:1 against both themes' backgrounds).
+const LINES: [RGBColor; 4] = [
+    RGBColor(59, 130, 246),
+    RGBColor(234, 88, 12),
+    RGBColor(22, 163, 74),
+    RGBColor(168, 85, 247),
+];
+/// Text and axes (written out as `currentColor`).
+const INK: RGBColor = BLACK;
+/// The legend's text: `currentColor` as well, and the mark where the legend starts.
+const KEY_INK: RGBColor = RGBColor(0, 0, 1);
+/// Width of every chart, in SVG units.
+const WIDTH: u32 = 440;
+/// Text size (plotters' units; the SVG's font-size is this / 1.24).
+const TEXT: u32 = 17;
+/// Height of one legend row.
+const KEY_ROW: u32 = 24;
+
+/// A part of an SVG drawing.
+type Area<'b> = DrawingArea<SVGBackend<'b>, Shift>;
+
+/// One legend entry: its text, its colour, and whether it marks a line (else an area).
+type Key = (String, RGBColor, bool);
 
 fn scale(units: Units) -> (f64, &'static str) {
     match units {
@@ -26,100 +59,202 @@ fn segments(r: &FormatRow) -> [u64; 6] {
     r.estimate.parts().map(|x| x.bytes)
 }
 
-/// Draws the per-GPU memory of each format as a stacked bar against the GPU's memory.
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// Height of the legend strip for `n` entries, `cols` to a row.
+fn legend_height(n: usize, cols: usize) -> u32 {
+    n.div_ceil(cols) as u32 * KEY_ROW + 8
+}
+
+/// Draws the legend in its own strip (under the axes): `cols` entries to a row. It is a
+/// chart of its own (one unit per entry), so it shares the charts' drawing code.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    keys: &[Key],
+    cols: usize,
+) -> Result<(), String> {
+    let rows = keys.len().div_ceil(cols) as f64;
+    let mut chart = ChartBuilder::on(area)
+        .margin_left(12)
+        .build_cartesian_2d(0.0..cols as f64, 0.0..rows)
+        .map_err(err)?;
+    // One pixel, in units: across (the strip less its margins) and up (a row is KEY_ROW).
+    let (px, py) = (
+        cols as f64 / f64::from(WIDTH - 16),
+        1.0 / f64::from(KEY_ROW),
+    );
+    let font = ("sans-serif", TEXT)
+        .into_font()
+        .color(&KEY_INK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, (label, color, line)) in keys.iter().enumerate() {
+        let x = (i % cols) as f64;
+        let y = rows - 0.5 - (i / cols) as f64;
+        chart
+            .draw_series([Text::new(label.clone(), (x + 20.0 * px, y), font.clone())])
+            .map_err(err)?;
+        let h = if *line { 2.0 } else { 6.0 } * py;
+        chart
+            .draw_series([Rectangle::new(
+                [(x, y - h), (x + 14.0 * px, y + h)],
+                color.filled(),
+            )])
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// An SVG drawing of `height` × [`WIDTH`]: `draw` fills its chart area, the legend strip of
+/// `keys.len()` entries (`cols` to a row) goes under it; `legend` is the `data-testid` of
+/// the legend's group. An SVG with the error message on failure.
+fn svg<F>(height: u32, keys: usize, cols: usize, legend: &str, draw: F) -> String
+where
+    F: for<'b> FnOnce(&Area<'b>, &Area<'b>) -> Result<(), String>,
+{
+    let mut s = String::new();
+    let h = height + legend_height(keys, cols);
+    {
+        let root = SVGBackend::with_string(&mut s, (WIDTH, h)).into_drawing_area();
+        let (chart, key) = root.split_vertically(height);
+        if let Err(e) = draw(&chart, &key).and_then(|()| root.present().map_err(err)) {
+            drop(root);
+            return format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text y=\"20\">chart unavailable: {}</text></svg>", e.replace('<', "&lt;"));
+        }
+    }
+    finish(s, legend)
+}
+
+/// The one post-processing of a chart: the legend (everything from its first text, drawn
+/// last) into a group named `legend`, and the ink into `currentColor`. The colours are
+/// [`KEY_INK`] and [`INK`] as plotters' SVG backend writes them.
+fn finish(mut s: String, legend: &str) -> String {
+    if let (Some(at), Some(end)) = (
+        s.find("fill=\"#000001\"").and_then(|i| s[..i].rfind('<')),
+        s.rfind("</svg>"),
+    ) {
+        s.insert_str(end, "</g>");
+        s.insert_str(at, &format!("<g data-testid=\"{legend}\">"));
+    }
+    s.replace("#000001", "currentColor")
+        .replace("#000000", "currentColor")
+}
+
+/// Draws the per-GPU memory of each format as a stacked bar, each named with its layout and
+/// total, against a line at the GPU's memory; the legend goes in `key`.
 pub fn draw_memory_bars<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
+    area: &DrawingArea<DB, Shift>,
+    key: &DrawingArea<DB, Shift>,
     p: &Plan,
     units: Units,
 ) -> Result<(), String> {
     let (div, unit) = scale(units);
     let total = p.estimate.gpu_total_bytes as f64 / div;
-    let rows: Vec<&FormatRow> = p.formats.iter().collect();
-    let n = rows.len().max(1);
+    let rows = &p.formats;
+    let n = rows.len() as f64;
     let max_x = rows
         .iter()
         .map(|r| segments(r).iter().sum::<u64>() as f64 / div)
         .fold(total, f64::max)
         * 1.05;
-    area.fill(&WHITE.mix(0.0)).map_err(|e| e.to_string())?;
+    let font = |h| {
+        ("sans-serif", TEXT)
+            .into_font()
+            .color(&INK)
+            .pos(Pos::new(h, VPos::Bottom))
+    };
     let mut chart = ChartBuilder::on(area)
-        .margin(8)
-        .x_label_area_size(32)
-        .y_label_area_size(70)
+        .margin(10)
+        .x_label_area_size(30)
         .caption(
             format!("Per-GPU memory at each format's layout ({unit})"),
-            ("sans-serif", 15),
+            ("sans-serif", 19),
         )
-        .build_cartesian_2d(0.0..max_x, 0.0..n as f64)
-        .map_err(|e| e.to_string())?;
+        // Row i (from the top) is y ∈ [n−1−i, n−i]: its bar low, its name above it; the
+        // strip above the rows holds the GPU-memory line's label.
+        .build_cartesian_2d(0.0..max_x, 0.0..n + 0.5)
+        .map_err(err)?;
     chart
         .configure_mesh()
         .disable_y_mesh()
-        .y_labels(n)
-        .y_label_formatter(&|y| {
-            let i = (*y - 0.5).round() as usize;
-            rows.get(i)
-                .map(|r| format!("{} TP{}", r.format.id(), r.tensor_parallel_size))
-                .unwrap_or_default()
-        })
-        .x_desc(unit)
+        .x_labels(5)
+        .label_style(("sans-serif", TEXT))
         .draw()
-        .map_err(|e| e.to_string())?;
+        .map_err(err)?;
     for (i, r) in rows.iter().enumerate() {
-        let y0 = i as f64 + 0.2;
-        let y1 = i as f64 + 0.8;
+        let y = n - 1.0 - i as f64;
         let mut x = 0.0;
         for (k, v) in segments(r).iter().enumerate() {
             let w = *v as f64 / div;
             if w <= 0.0 {
                 continue;
             }
-            let rect = Rectangle::new([(x, y0), (x + w, y1)], COLORS[k].filled());
-            let s = chart
-                .draw_series(std::iter::once(rect))
-                .map_err(|e| e.to_string())?;
-            if i == 0 {
-                s.label(p.estimate.parts()[k].short).legend(move |(a, b)| {
-                    Rectangle::new([(a, b - 5), (a + 10, b + 5)], COLORS[k].filled())
-                });
-            }
+            chart
+                .draw_series([Rectangle::new(
+                    [(x, y + 0.1), (x + w, y + 0.5)],
+                    COLORS[k].filled(),
+                )])
+                .map_err(err)?;
             x += w;
         }
+        let name = format!(
+            "{} · TP{}×PP{} · {}",
+            r.format.id(),
+            r.tensor_parallel_size,
+            r.pipeline_parallel_size,
+            fmt_bytes(segments(r).iter().sum(), units)
+        );
+        chart
+            .draw_series([Text::new(name, (0.0, y + 0.58), font(HPos::Left))])
+            .map_err(err)?;
     }
+    let gpu = format!(
+        "GPU memory {}",
+        fmt_bytes(p.estimate.gpu_total_bytes, units)
+    );
+    let side = if total > max_x / 2.0 {
+        HPos::Right
+    } else {
+        HPos::Left
+    };
     chart
-        .draw_series(std::iter::once(PathElement::new(
-            vec![(total, 0.0), (total, n as f64)],
+        .draw_series([PathElement::new(
+            vec![(total, 0.0), (total, n + 0.1)],
             RED.stroke_width(2),
-        )))
-        .map_err(|e| e.to_string())?
-        .label("GPU memory")
-        .legend(|(a, b)| PathElement::new(vec![(a, b), (a + 10, b)], RED.stroke_width(2)));
+        )])
+        .map_err(err)?;
     chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .draw()
-        .map_err(|e| e.to_string())?;
-    area.present().map_err(|e| e.to_string())
+        .draw_series([Text::new(gpu, (total, n + 0.12), font(side))])
+        .map_err(err)?;
+    let mut keys: Vec<Key> = p
+        .estimate
+        .parts()
+        .iter()
+        .zip(COLORS)
+        .map(|(x, c)| (x.short.to_owned(), c, false))
+        .collect();
+    keys.push(("GPU memory".to_owned(), RED, true));
+    draw_legend(key, &keys, 3)
 }
 
-/// The memory chart as an SVG string (an error message in an SVG on failure).
+/// The memory chart as an SVG string (an error message in an SVG on failure); its legend is
+/// the group `memory-legend`.
 pub fn memory_bar_svg(p: &Plan, units: Units) -> String {
-    let mut s = String::new();
-    {
-        let root = SVGBackend::with_string(&mut s, (720, 220)).into_drawing_area();
-        if let Err(e) = draw_memory_bars(&root, p, units) {
-            drop(root);
-            return format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text y=\"20\">chart unavailable: {}</text></svg>", e.replace('<', "&lt;"));
-        }
-    }
-    s
+    svg(
+        100 + 44 * p.formats.len() as u32,
+        7,
+        3,
+        "memory-legend",
+        |a, k| draw_memory_bars(a, k, p, units),
+    )
 }
 
-/// Draws total and per-GPU throughput against TP (own link and PCIe) with the ideal line.
+/// Draws total and per-GPU throughput against TP (own link and PCIe) with the ideal line;
+/// the legend goes in `key`.
 pub fn draw_scaling<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
+    area: &DrawingArea<DB, Shift>,
+    key: &DrawingArea<DB, Shift>,
     d: &vramfit_core::plan::Scaling,
 ) -> Result<(), String> {
     let pts: Vec<_> = d
@@ -140,46 +275,45 @@ pub fn draw_scaling<DB: DrawingBackend>(
         .fold(1.0, f64::max)
         .max(base.map_or(0.0, |b| b.tokens_per_s_per_gpu * 8.0))
         * 1.1;
-    area.fill(&WHITE).map_err(|e| e.to_string())?;
     let mut chart = ChartBuilder::on(area)
         .margin(10)
-        .x_label_area_size(36)
-        .y_label_area_size(64)
+        .x_label_area_size(44)
+        .y_label_area_size(84)
         .caption(
             "Output tokens/s vs tensor-parallel size",
-            ("sans-serif", 15),
+            ("sans-serif", 19),
         )
         // x is log2(TP) on a linear axis, labelled 2^x: the same picture as a log-scale axis,
         // with the memory chart's coordinate type (plotters' generic drawing code once, not
         // twice: -3.1 KB gzipped).
         .build_cartesian_2d(0.8f64.log2()..9.0f64.log2(), 0.0..max_y)
-        .map_err(|e| e.to_string())?;
+        .map_err(err)?;
     chart
         .configure_mesh()
         .x_labels(5)
+        .y_labels(5)
+        .label_style(("sans-serif", TEXT))
         .x_desc("GPUs (TP)")
         .y_desc("tokens/s")
         .x_label_formatter(&|x| format!("{}", x.exp2().round()))
         .draw()
-        .map_err(|e| e.to_string())?;
+        .map_err(err)?;
     let series = |v: &[&vramfit_core::throughput::ScalePoint]| -> Vec<(f64, f64)> {
         v.iter()
             .filter(|p| p.fits)
             .map(|p| ((p.tensor_parallel_size as f64).log2(), p.tokens_per_s_total))
             .collect()
     };
-    let blue = RGBColor(29, 78, 216);
-    let orange = RGBColor(234, 88, 12);
+    let mut keys: Vec<Key> = vec![
+        (format!("total, {}", d.link_name), LINES[0], true),
+        ("total, PCIe".to_owned(), LINES[1], true),
+    ];
     chart
-        .draw_series(LineSeries::new(series(&pts), blue.stroke_width(3)).point_size(4))
-        .map_err(|e| e.to_string())?
-        .label(format!("total, {}", d.link_name))
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], blue.stroke_width(3)));
+        .draw_series(LineSeries::new(series(&pts), LINES[0].stroke_width(3)).point_size(4))
+        .map_err(err)?;
     chart
-        .draw_series(LineSeries::new(series(&pcie), orange.stroke_width(2)).point_size(3))
-        .map_err(|e| e.to_string())?
-        .label("total, PCIe")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], orange.stroke_width(2)));
+        .draw_series(LineSeries::new(series(&pcie), LINES[1].stroke_width(2)).point_size(3))
+        .map_err(err)?;
     if let Some(b) = base {
         let per = b.tokens_per_s_per_gpu;
         let ideal: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0]
@@ -188,66 +322,48 @@ pub fn draw_scaling<DB: DrawingBackend>(
             .map(|&x| (f64::log2(x), per * x))
             .collect();
         chart
-            .draw_series(LineSeries::new(ideal, BLACK.mix(0.5).stroke_width(1)))
-            .map_err(|e| e.to_string())?
-            .label("ideal linear")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], BLACK.mix(0.5)));
+            .draw_series(LineSeries::new(ideal, INK.mix(0.5).stroke_width(1)))
+            .map_err(err)?;
+        keys.push(("ideal linear".to_owned(), INK, true));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .draw()
-        .map_err(|e| e.to_string())?;
-    area.present().map_err(|e| e.to_string())
+    draw_legend(key, &keys, 2)
 }
 
-/// The scaling chart as an SVG string.
+/// The scaling chart as an SVG string; its legend is the group `scaling-legend`.
 pub fn scaling_svg(d: &vramfit_core::plan::Scaling) -> String {
-    let mut s = String::new();
-    {
-        let root = SVGBackend::with_string(&mut s, (720, 360)).into_drawing_area();
-        if let Err(e) = draw_scaling(&root, d) {
-            drop(root);
-            return format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text y=\"20\">chart unavailable: {}</text></svg>", e.replace('<', "&lt;"));
-        }
-    }
-    s
+    svg(300, 3, 2, "scaling-legend", |a, k| draw_scaling(a, k, d))
 }
 
 /// Draws tokens/s per GPU against tokens/s per user, one line per layout, one point per
-/// concurrency (1, 2, 4, … up to maximum load), each point titled with its concurrency and
-/// what limits it.
+/// concurrency (1, 2, 4, … up to maximum load), the last point named with its concurrency
+/// and what limits it; the legend goes in `key`.
 pub fn draw_latency<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
+    area: &DrawingArea<DB, Shift>,
+    key: &DrawingArea<DB, Shift>,
     curves: &[vramfit_core::plan::LatencyCurve],
 ) -> Result<(), String> {
     let all = || curves.iter().flat_map(|c| c.points.iter());
     let max_x = all().map(|p| p.tokens_per_s_per_user).fold(1.0, f64::max) * 1.1;
     let max_y = all().map(|p| p.tokens_per_s_per_gpu).fold(1.0, f64::max) * 1.1;
-    area.fill(&WHITE).map_err(|e| e.to_string())?;
     let mut chart = ChartBuilder::on(area)
         .margin(10)
-        .x_label_area_size(36)
-        .y_label_area_size(64)
-        .caption("Throughput per GPU vs speed per user", ("sans-serif", 15))
+        .x_label_area_size(44)
+        .y_label_area_size(84)
+        .caption("Throughput per GPU vs speed per user", ("sans-serif", 19))
         .build_cartesian_2d(0.0..max_x, 0.0..max_y)
-        .map_err(|e| e.to_string())?;
+        .map_err(err)?;
     chart
         .configure_mesh()
+        .x_labels(5)
+        .y_labels(5)
+        .label_style(("sans-serif", TEXT))
         .x_desc("tokens/s per user (1 / ITL)")
         .y_desc("tokens/s per GPU")
         .draw()
-        .map_err(|e| e.to_string())?;
-    let colors = [
-        RGBColor(29, 78, 216),
-        RGBColor(234, 88, 12),
-        RGBColor(22, 163, 74),
-        RGBColor(147, 51, 234),
-    ];
+        .map_err(err)?;
+    let mut keys: Vec<Key> = Vec::new();
     for (k, c) in curves.iter().enumerate() {
-        let color = colors[k % colors.len()];
+        let color = LINES[k % LINES.len()];
         let line: Vec<(f64, f64)> = c
             .points
             .iter()
@@ -255,47 +371,34 @@ pub fn draw_latency<DB: DrawingBackend>(
             .collect();
         chart
             .draw_series(LineSeries::new(line, color.stroke_width(2)).point_size(3))
-            .map_err(|e| e.to_string())?
-            .label(format!("TP {}", c.tensor_parallel_size))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 14, y)], color.stroke_width(2))
-            });
+            .map_err(err)?;
+        keys.push((format!("TP {}", c.tensor_parallel_size), color, true));
         // The last point is maximum load: name what limits it.
         if let Some(p) = c.points.last() {
             chart
-                .draw_series(std::iter::once(Text::new(
+                .draw_series([Text::new(
                     format!("{} ({})", p.concurrency, p.limited_by.id()),
                     (p.tokens_per_s_per_user, p.tokens_per_s_per_gpu),
-                    ("sans-serif", 11).into_font().color(&color),
-                )))
-                .map_err(|e| e.to_string())?;
+                    ("sans-serif", TEXT).into_font().color(&INK),
+                )])
+                .map_err(err)?;
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .draw()
-        .map_err(|e| e.to_string())?;
-    area.present().map_err(|e| e.to_string())
+    draw_legend(key, &keys, 4)
 }
 
-/// The throughput-versus-latency chart as an SVG string.
+/// The throughput-versus-latency chart as an SVG string; its legend is the group
+/// `latency-legend`.
 pub fn latency_svg(curves: &[vramfit_core::plan::LatencyCurve]) -> String {
-    let mut s = String::new();
-    {
-        let root = SVGBackend::with_string(&mut s, (720, 360)).into_drawing_area();
-        if let Err(e) = draw_latency(&root, curves) {
-            drop(root);
-            return format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text y=\"20\">chart unavailable: {}</text></svg>", e.replace('<', "&lt;"));
-        }
-    }
-    s
+    svg(300, curves.len().max(1), 4, "latency-legend", |a, k| {
+        draw_latency(a, k, curves)
+    })
 }
 
-/// Renders an SVG string to PNG in a canvas and downloads it as `name`.
-pub fn download_png(svg: &str, width: u32, height: u32, name: &str) {
+/// Renders an SVG string to a PNG `width` pixels wide in a canvas and downloads it as `name`.
+/// The height follows the chart's own aspect (the memory chart's grows with its rows), so
+/// `_height` is not read.
+pub fn download_png(svg: &str, width: u32, _height: u32, name: &str) {
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::JsCast;
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
@@ -317,8 +420,10 @@ pub fn download_png(svg: &str, width: u32, height: u32, name: &str) {
         else {
             return;
         };
+        let w = f64::from(width);
+        let h = w * f64::from(img2.natural_height()) / f64::from(img2.natural_width().max(1));
         canvas.set_width(width);
-        canvas.set_height(height);
+        canvas.set_height(h as u32);
         let Some(ctx) = canvas
             .get_context("2d")
             .ok()
@@ -328,8 +433,8 @@ pub fn download_png(svg: &str, width: u32, height: u32, name: &str) {
             return;
         };
         ctx.set_fill_style_str("white");
-        ctx.fill_rect(0.0, 0.0, f64::from(width), f64::from(height));
-        let _ = ctx.draw_image_with_html_image_element(&img2, 0.0, 0.0);
+        ctx.fill_rect(0.0, 0.0, w, h);
+        let _ = ctx.draw_image_with_html_image_element_and_dw_and_dh(&img2, 0.0, 0.0, w, h);
         let Ok(data) = canvas.to_data_url_with_type("image/png") else {
             return;
         };

@@ -3,6 +3,7 @@
 use crate::components::accuracy_view::AccuracyView;
 use crate::components::budget_view::BudgetView;
 use crate::components::catalog_view::CatalogView;
+use crate::components::explained::Explained;
 use crate::components::inputs_panel::InputsPanel;
 use crate::components::oom_view::OomView;
 use crate::components::quant_view::QuantView;
@@ -91,7 +92,7 @@ fn Notices() -> impl IntoView {
         (!n.is_empty()).then(|| {
             let items = n
                 .into_iter()
-                .map(|n| view! { <li><code>{n.key}</code>": "{n.message}</li> })
+                .map(|n| view! { <li><code>{n.key}</code>": "<Explained text=n.message/></li> })
                 .collect_view();
             view! {
                 <div class="vf-notice" role="status" data-testid="url-notice">

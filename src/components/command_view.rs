@@ -4,6 +4,7 @@
 //! contradicts. The pasted text lives in the URL (`cmd`), so the share link carries it.
 //! Everything shown is text: the command and the messages quoting it are untrusted.
 
+use crate::components::explained::Explained;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
 use vramfit_core::command::{check, CommandCheck, Severity};
@@ -55,14 +56,14 @@ fn checked(c: CommandCheck) -> impl IntoView {
         .map(|k| {
             view! {
                 <li class=severity_class(k.severity) data-testid="command-check" data-id=k.id>
-                    <strong>{severity_label(k.severity)}</strong>{k.message}
+                    <strong>{severity_label(k.severity)}</strong><Explained text=k.message/>
                 </li>
             }
         })
         .collect_view();
     view! {
         <div data-testid="command-checks" data-state=if starts { "starts" } else { "will-not-start" }>
-            <p class=if starts { "vf-verdict vf-ok" } else { "vf-verdict vf-bad" }>{headline}</p>
+            <p class=if starts { "vf-verdict vf-ok" } else { "vf-verdict vf-bad" }><Explained text=headline/></p>
             <p class="vf-caveat">{summary}</p>
             <ul class="vf-checks">{items}</ul>
             {(!quiet.is_empty()).then(|| view! { <p class="vf-caveat">"Not modelled (no effect on memory): "{quiet.join(", ")}</p> })}

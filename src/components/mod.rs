@@ -5,6 +5,7 @@ pub mod app;
 pub mod budget_view;
 pub mod catalog_view;
 pub mod command_view;
+pub mod explained;
 pub mod inputs_panel;
 pub mod model_source;
 pub mod number_field;

@@ -1,6 +1,7 @@
 //! Bring your own model: drop or pick `.safetensors` shards, `model.safetensors.index.json`
 //! and `config.json`, or import a Hugging Face repo. Only headers are read.
 
+use crate::components::explained::Explained;
 use crate::state::{AppState, Custom};
 use crate::worker_client::{Latest, Reply, OTHER_ANSWER};
 use leptos::prelude::*;
@@ -98,7 +99,7 @@ pub fn ModelSource() -> impl IntoView {
             let u = st.units.get();
             let rep = c.model.report.clone().map(|r| {
                 let dtypes = r.bytes_per_dtype.iter().map(|(k, v)| format!("{k} {}", fmt_bytes(*v, u))).collect::<Vec<_>>().join(", ");
-                let warnings = r.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view();
+                let warnings = r.warnings.iter().map(|w| view! { <li><Explained text=w.clone()/></li> }).collect_view();
                 view! {
                     <p>
                         {format!("{} tensors, {} parameters ({} logical), {} in all: {dtypes}. Quantization: {}.", fmt_count(r.tensor_count), fmt_count(r.parameter_count), fmt_count(r.logical_parameter_count), fmt_bytes(r.total_bytes, u), r.quantization.label())}
@@ -106,7 +107,7 @@ pub fn ModelSource() -> impl IntoView {
                     <ul>{warnings}</ul>
                 }
             });
-            let problems = c.model.index_problems.iter().map(|p| view! { <li class="vf-bad">{p.clone()}</li> }).collect_view();
+            let problems = c.model.index_problems.iter().map(|p| view! { <li class="vf-bad"><Explained text=p.clone()/></li> }).collect_view();
             let twin = st.plan.get().ok().and_then(|p| p.catalog_twin);
             view! {
                 <div class="vf-custom" data-testid="file-report">
@@ -166,7 +167,7 @@ pub fn ModelSource() -> impl IntoView {
             </label>
             <button type="button" class="vf-button" data-testid="hf-import" on:click=import>"Import headers"</button>
             <p data-testid="file-progress" aria-live="polite">{move || progress.get()}</p>
-            {move || error.get().map(|e| view! { <p class="vf-verdict vf-bad" role="alert" data-testid="file-error">{e}</p> })}
+            {move || error.get().map(|e| view! { <p class="vf-verdict vf-bad" role="alert" data-testid="file-error"><Explained text=e/></p> })}
             {summary}
         </details>
     }

@@ -1,5 +1,6 @@
 //! A number input bound to one row of the core's input table.
 
+use crate::components::explained::Explained;
 use crate::state::AppState;
 use leptos::prelude::*;
 use vramfit_core::inputs::{key, Field};
@@ -63,7 +64,7 @@ pub fn NumberField(
                     }
                 }
             />
-            {move || error.get().map(|e| view! { <span class="vf-field-error" role="alert">{e}</span> })}
+            {move || error.get().map(|e| view! { <span class="vf-field-error" role="alert"><Explained text=e/></span> })}
         </label>
     }
 }

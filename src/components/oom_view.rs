@@ -4,6 +4,7 @@
 //! app's model, format and GPU, or the model the message names, sized by the core the page
 //! already holds) adds its findings here. This view shows the answer, as text.
 
+use crate::components::explained::Explained;
 use crate::state::{AppState, CATALOG};
 use crate::worker_client::{Latest, Reply, OTHER_ANSWER};
 use leptos::prelude::*;
@@ -118,12 +119,12 @@ pub fn OomView() -> impl IntoView {
                     let fixes = f
                         .fixes
                         .into_iter()
-                        .map(|x| view! { <li><code>{x}</code></li> })
+                        .map(|x| view! { <li><Explained text=x/></li> })
                         .collect_view();
                     view! {
                         <div class="vf-finding" data-testid="oom-finding">
-                            <h3>{f.headline}</h3>
-                            <p>{f.detail}</p>
+                            <h3><Explained text=f.headline/></h3>
+                            <p><Explained text=f.detail/></p>
                             <ul>{fixes}</ul>
                         </div>
                     }
@@ -157,7 +158,7 @@ pub fn OomView() -> impl IntoView {
                 on:input=move |ev| text.set(event_target_value(&ev))
             ></textarea>
         </label>
-        {move || parsed.get().and_then(Result::err).map(|e| view! { <p class="vf-verdict vf-warn" data-testid="oom-error">{e}</p> })}
+        {move || parsed.get().and_then(Result::err).map(|e| view! { <p class="vf-verdict vf-warn" data-testid="oom-error"><Explained text=e/></p> })}
         // The first answer waits for the import worker to load (a second module, fetched on
         // first use): say so rather than show nothing on a slow connection.
         {move || (pending.get() && parsed.with(Option::is_none)).then(|| view! { <p class="vf-caveat" data-testid="oom-pending" role="status">"Reading the message…"</p> })}

@@ -1,5 +1,6 @@
 //! "Quantization savings": every weight format side by side, with its quality caveat.
 
+use crate::components::explained::Explained;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
 use vramfit_core::plan::all_formats;
@@ -14,7 +15,7 @@ pub fn QuantView() -> impl IntoView {
     move || {
         let u = st.units.get();
         match rows.get() {
-            Err(e) => view! { <p class="vf-verdict vf-bad">{e}</p> }.into_any(),
+            Err(e) => view! { <p class="vf-verdict vf-bad"><Explained text=e/></p> }.into_any(),
             Ok(rows) => {
                 let base = rows
                     .iter()

@@ -1,6 +1,7 @@
 //! "TP scaling": tokens/s per GPU and in total for TP 1/2/4/8 (and PP), own link vs PCIe.
 
 use crate::charts;
+use crate::components::explained::Explained;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
 use vramfit_core::plan::{latency_curves, scaling_at};
@@ -37,7 +38,7 @@ pub fn ScalingView() -> impl IntoView {
             <input type="checkbox" data-testid="max-load" prop:checked=move || max_load.get() on:change=move |ev| set_max_load.set(event_target_checked(&ev))/>
             " Maximum load (batch as large as the KV cache allows, for the prompt/output lengths)"
         </label>
-        <p data-testid="scaling-summary">{move || data.get().map(|d| d.summary).unwrap_or_else(|e| e)}</p>
+        <p data-testid="scaling-summary">{move || view! { <Explained text=data.get().map(|d| d.summary).unwrap_or_else(|e| e)/> }}</p>
         <div class="vf-chart" data-testid="scaling-chart" inner_html=scaling_chart></div>
         <div class="vf-actions">
             <a class="vf-button vf-secondary" data-testid="export-scaling-svg" download="vramfit-scaling.svg"

@@ -1,6 +1,7 @@
 //! "Size it": the verdict, the per-GPU breakdown, formats side by side, engine commands.
 
 use crate::charts;
+use crate::components::explained::Explained;
 use crate::state::AppState;
 use leptos::prelude::*;
 use vramfit_core::commands;
@@ -118,7 +119,7 @@ pub fn SizeView() -> impl IntoView {
         ok.get().map(|p| {
             let notes = commands::notes(&p)
                 .into_iter()
-                .map(|n| view! { <li>{n}</li> })
+                .map(|n| view! { <li><Explained text=n/></li> })
                 .collect_view();
             let list = commands::all(&p)
                 .into_iter()
@@ -133,7 +134,7 @@ pub fn SizeView() -> impl IntoView {
                 let items = p
                     .fixes
                     .iter()
-                    .map(|f| view! { <li data-testid="fix">{f.to_string()}<span class="vf-fix-outcome">{format!(" — {}", f.outcome())}</span></li> })
+                    .map(|f| view! { <li data-testid="fix"><Explained text=f.to_string()/><span class="vf-fix-outcome">{format!(" — {}", f.outcome())}</span></li> })
                     .collect_view();
                 view! { <div class="vf-fixes"><p>"Checked fixes (each planned again and starts):"</p><ul data-testid="fixes">{items}</ul></div> }
             })
@@ -152,9 +153,13 @@ pub fn SizeView() -> impl IntoView {
         <div class="vf-size">
             {move || st.plan.get().err().map(|e| view! { <p class="vf-verdict vf-bad" role="alert">{e}</p> })}
             {move || ok.get().map(|p| view! {
-                <p class=fit_class(p.estimate.fit) data-testid="verdict">{p.verdict.clone()}</p>
+                <p class=fit_class(p.estimate.fit) data-testid="verdict"><Explained text=p.verdict.clone()/></p>
             })}
             {fixes}
+            {move || ok.with(|p| p.as_ref().filter(|p| !p.warnings.is_empty()).map(|p| {
+                let items = p.warnings.iter().map(|w| view! { <li><Explained text=w.clone()/></li> }).collect_view();
+                view! { <ul class="vf-notes" data-testid="plan-warnings">{items}</ul> }
+            }))}
             <div class="vf-figures">
                 <Figure label="Weights per GPU" testid="weights-per-gpu" help="Weights on one GPU at this layout"
                     value=txt(|p, u| fmt_bytes(p.estimate.weights_bytes, u))

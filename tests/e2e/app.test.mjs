@@ -57,7 +57,9 @@ test('a model that does not fit says so, with the fix, and matches the CLI verdi
   await ready(page);
   const e = cli(['plan', 'llama-3.1-70b', '--gpu', 'rtx-4090', '--tensor-parallel-size', '1', '--max-model-len', '8192']);
   assert.equal(e.fits, false);
-  assert.equal(await text(page, 'verdict'), e.verdict);
+  // The same words as the CLI, its backticked flags shown as code.
+  assert.equal(await text(page, 'verdict'), e.verdict.replaceAll('`', ''));
+  assert.ok((await page.getByTestId('verdict').locator('code').count()) > 0);
   assert.match(await text(page, 'verdict'), /^will not start at TP 1 × PP 1 \(as given\): .* — fix: /);
   // Every figure says what it would take: no speed, no cost, the fewest GPUs that start.
   assert.equal(await text(page, 'decode-tokens-per-s'), '–');
@@ -177,8 +179,9 @@ test('a value the input table refuses shows its message, keeps what was typed, a
   await util.fill('0.03');
   const msg = page.locator('.vf-field-error');
   await msg.waitFor();
-  // The same message a link gets (share::decode) and the CLI prints.
-  assert.equal((await msg.textContent()).trim(), '`--gpu-memory-utilization` must be between 0.05 and 1; got 0.03');
+  // The same message a link gets (share::decode) and the CLI prints, its flag shown as code.
+  assert.equal((await msg.textContent()).trim(), '--gpu-memory-utilization must be between 0.05 and 1; got 0.03');
+  assert.deepEqual(await msg.locator('code').allTextContents(), ['--gpu-memory-utilization']);
   assert.equal(await util.getAttribute('aria-invalid'), 'true');
   assert.equal(await util.inputValue(), '0.03');
   assert.ok(page.url().endsWith('?util=0.9'), page.url());

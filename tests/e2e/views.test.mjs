@@ -272,3 +272,130 @@ test('check my command: the issue example, the share link carries it, text stays
   assert.deepEqual(again.errors, []);
   await again.context().close();
 });
+
+// The charts' geometry, as the browser lays them out: the legend (the `*-legend` group) is a
+// strip under everything else the chart draws; every bar row of the memory chart has its name
+// just above it; the GPU-memory line and its label are there; the colours are the theme's;
+// the text is legible and the chart fits at phone width.
+async function chartGeometry(page, id) {
+  return page.getByTestId(id).evaluate((el, id) => {
+    const svg = el.querySelector('svg');
+    const legend = svg.querySelector(`[data-testid="${id.replace('-chart', '-legend')}"]`);
+    const box = (e) => { const r = e.getBoundingClientRect(); return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height }; };
+    const outside = (sel) => [...svg.querySelectorAll(sel)].filter((e) => !legend?.contains(e));
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    const rgb = (c) => c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
+    return {
+      legend: legend && box(legend),
+      legendTexts: legend ? [...legend.querySelectorAll('text')].map((t) => t.textContent.trim()) : [],
+      drawn: outside('rect, polyline, line, circle, text').map(box).filter((b) => b.width > 0 || b.height > 0),
+      bars: outside('rect').map(box).filter((b) => b.width > 0),
+      gpuLine: outside('polyline[stroke="#FF0000"]').map(box),
+      texts: outside('text').map((t) => ({ text: t.textContent.trim(), ...box(t) })),
+      minFontPx: Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(t.getAttribute('font-size')))) * scale,
+      svg: box(svg),
+      container: { scrollWidth: el.scrollWidth, clientWidth: el.clientWidth },
+      background: rgb(getComputedStyle(svg).backgroundColor),
+      ink: rgb(getComputedStyle(svg.querySelector('text')).fill),
+      html: svg.outerHTML,
+    };
+  }, id);
+}
+
+function luminance([r, g, b]) {
+  const c = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * c(r) + 0.7152 * c(g) + 0.0722 * c(b);
+}
+const contrast = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+const overlaps = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+
+test('the memory chart: legend under the bars, every bar named, the GPU-memory line labelled, themed, phone width', async () => {
+  for (const scheme of ['light', 'dark']) {
+    for (const width of [1280, 375]) {
+      const page = await newPage(browser, { width, height: 900, colorScheme: scheme });
+      await page.goto(`${server.url}/?model=llama-3.1-70b&gpu=a100-80gb-sxm&len=32768`);
+      await ready(page);
+      await page.getByTestId('memory-chart').locator('svg').waitFor();
+      const g = await chartGeometry(page, 'memory-chart');
+      const at = `${scheme} ${width}px`;
+      assert.ok(g.legend, `${at}: the legend group`);
+      assert.deepEqual(g.legendTexts, ['weights', 'activation', 'non-torch', 'KV pool', 'CUDA graphs', 'context', 'GPU memory'], at);
+      // The legend is a strip under everything else: it covers no bar, line or label.
+      for (const b of g.drawn) assert.ok(b.bottom <= g.legend.top + 0.5 && !overlaps(b, g.legend), `${at}: ${JSON.stringify(b)} reaches into the legend ${JSON.stringify(g.legend)}`);
+      // Every bar row is named just above it, with its format as the formats table lists it.
+      const formats = await page.locator('[data-testid="formats"] tbody tr th').allTextContents();
+      const rows = [...new Set(g.bars.map((b) => Math.round(b.top)))];
+      assert.equal(rows.length, formats.length, at);
+      const names = g.texts.filter((t) => /TP\d+×PP\d+/.test(t.text));
+      assert.deepEqual(names.map((t) => t.text.split(' · ')[0]), formats, at);
+      for (const top of rows) assert.ok(names.some((n) => Math.abs(n.bottom - top) < 12 && n.left < g.svg.left + 40), `${at}: no name above the bar at ${top}: ${JSON.stringify(names)}`);
+      // The GPU-memory line runs across the rows, and is labelled with the GPU's memory.
+      assert.equal(g.gpuLine.length, 1, at);
+      assert.ok(g.gpuLine[0].height >= rows.length * 20, at);
+      const label = g.texts.find((t) => /^GPU memory \d/.test(t.text));
+      assert.ok(label, at);
+      assert.ok(!names.some((n) => overlaps(n, label)), `${at}: the line's label covers a bar's name`);
+      // Theme: the page's card behind the chart, its text colour for the ink.
+      const bg = luminance(g.background);
+      assert.ok(scheme === 'dark' ? bg < 0.1 : bg > 0.8, `${at}: background ${g.background}`);
+      assert.ok(contrast(g.ink, g.background) >= 7, `${at}: ink ${g.ink} on ${g.background}`);
+      assert.ok(!/#000000|#FFFFFF/.test(g.html), `${at}: a colour that ignores the theme`);
+      // Fits the column without scrolling; text at least 10 CSS px.
+      assert.ok(g.container.scrollWidth <= g.container.clientWidth && g.svg.right <= width, `${at}: ${JSON.stringify([g.container, g.svg])}`);
+      assert.ok(g.minFontPx >= 10, `${at}: text of ${g.minFontPx.toFixed(1)} px`);
+      if (width === 375) await shot(page, `memory-chart-${scheme}-phone`);
+      assert.deepEqual(page.errors, [], at);
+      await page.context().close();
+    }
+  }
+});
+
+test('the scaling and latency charts: legend under the plot, themed, phone width', async () => {
+  for (const scheme of ['light', 'dark']) {
+    const page = await newPage(browser, { width: 375, height: 900, colorScheme: scheme });
+    await page.goto(`${server.url}/?model=llama-3.1-8b&gpu=h100-sxm&view=scaling`);
+    await page.getByTestId('latency-chart').locator('svg').waitFor();
+    for (const [id, keys] of [['scaling-chart', /^total, .*\|total, PCIe\|ideal linear$/], ['latency-chart', /^TP 1\|TP 2\|TP 4\|TP 8$/]]) {
+      const g = await chartGeometry(page, id);
+      const at = `${id} ${scheme}`;
+      assert.match(g.legendTexts.join('|'), keys, at);
+      for (const b of g.drawn) assert.ok(b.bottom <= g.legend.top + 0.5, `${at}: ${JSON.stringify(b)} reaches into the legend ${JSON.stringify(g.legend)}`);
+      const bg = luminance(g.background);
+      assert.ok(scheme === 'dark' ? bg < 0.1 : bg > 0.8, `${at}: background ${g.background}`);
+      assert.ok(contrast(g.ink, g.background) >= 7, at);
+      assert.ok(g.container.scrollWidth <= g.container.clientWidth && g.svg.right <= 375, at);
+      assert.ok(g.minFontPx >= 10, `${at}: text of ${g.minFontPx.toFixed(1)} px`);
+    }
+    await shot(page, `scaling-charts-${scheme}-phone`);
+    assert.deepEqual(page.errors, [], scheme);
+    await page.context().close();
+  }
+});
+
+test('quoted flags and names in messages are code, never a literal backtick, never markup', async () => {
+  const page = await newPage(browser);
+  const evil = encodeURIComponent('<script>window.__pwned=1</script>');
+  await page.goto(`${server.url}/?len=abc&model=${evil}`);
+  await ready(page);
+  const notice = page.getByTestId('url-notice');
+  assert.ok((await notice.locator('li code').allTextContents()).includes('abc'));
+  assert.ok((await notice.locator('li code').allTextContents()).includes('<script>window.__pwned=1</script>'));
+  assert.ok(!(await notice.textContent()).includes('`'));
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  // An OOM explanation: its fixes quote flags.
+  await page.getByTestId('tab-oom').click();
+  await page.getByTestId('oom-input').fill('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 3.06 MiB is free. Of the allocated memory 16.97 GiB is allocated by PyTorch, and 6.27 GiB is reserved by PyTorch but unallocated.');
+  await page.getByTestId('oom-finding').first().waitFor();
+  const findings = page.getByTestId('oom-findings');
+  assert.ok((await findings.locator('code').count()) > 0);
+  assert.ok(!(await findings.textContent()).includes('`'));
+  assert.deepEqual(page.errors, []);
+});
+
+test('the verdict shows its flags as code', async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/?model=llama-3.1-70b&gpu=rtx-4090&tp=1&len=8192`);
+  await ready(page);
+  assert.ok((await page.getByTestId('verdict').locator('code').count()) > 0);
+  assert.ok(!(await text(page, 'verdict')).includes('`'));
+});

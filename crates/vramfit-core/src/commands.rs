@@ -183,11 +183,12 @@ pub fn transformers(l: &Launch) -> String {
         WeightFormat::Fp32 => "torch.float32",
         _ => "torch.bfloat16",
     };
-    let note = if l.checkpoint.known && (!l.checkpoint.online || l.checkpoint.prequantized.is_some()) {
-        ""
-    } else {
-        "  # replace with a checkpoint in this format"
-    };
+    let note =
+        if l.checkpoint.known && (!l.checkpoint.online || l.checkpoint.prequantized.is_some()) {
+            ""
+        } else {
+            "  # replace with a checkpoint in this format"
+        };
     format!(
         "import torch\nfrom transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained(\n    \"{}\",{note}\n    device_map=\"auto\",  # splits layers over {} GPU(s)\n    torch_dtype={dtype},\n)",
         repo(l, false).replace(['"', '\\'], ""),

@@ -24,6 +24,7 @@ pub mod safetensors;
 pub mod serving;
 pub mod share;
 pub mod sizing;
+pub mod text;
 pub mod throughput;
 pub mod units;
 

@@ -385,7 +385,9 @@ fn generated_commands_read_back_to_the_same_plan() {
                     for c in crate::commands::all(&want) {
                         // A placeholder checkpoint (TensorRT-LLM cannot quantize while loading)
                         // names no model to read back.
-                        if !matches!(c.id, "vllm" | "sglang" | "trtllm") || c.text.contains("YOUR-ORG/") {
+                        if !matches!(c.id, "vllm" | "sglang" | "trtllm")
+                            || c.text.contains("YOUR-ORG/")
+                        {
                             continue;
                         }
                         let text = &c.text;
