@@ -174,8 +174,8 @@ pub fn SizeView() -> impl IntoView {
                     value=txt(|p, _| p.needed.map_or_else(|| "none fits".to_string(), |n| n.to_string()))
                     detail=txt(|p, _| match (&p.run, p.needed) {
                         (Some(_), _) => format!("TP {} × PP {} × {} replica(s) ({})", p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, if p.layout_auto { "chosen: fewest GPUs" } else { "as given" }),
-                        (None, Some(_)) => format!("TP {} × PP {} as given does not start", p.tensor_parallel_size, p.pipeline_parallel_size),
-                        (None, None) => "no layout vramfit tries (TP ≤ 8 × PP ≤ 16) starts it".to_string(),
+                        (None, Some(_)) => format!("TP {} × PP {} ({}) does not start", p.tensor_parallel_size, p.pipeline_parallel_size, if p.layout_auto { "chosen" } else { "as given" }),
+                        (None, None) => format!("no layout starts it as asked · {}", p.outcome()),
                     })/>
                 <Figure label="Longest context" testid="max-context" help="Longest single request the KV pool holds (capped at the model's max_position_embeddings)"
                     value=txt(|p, _| match (&p.run, p.context_fix()) {

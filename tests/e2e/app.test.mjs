@@ -58,7 +58,7 @@ test('a model that does not fit says so, with the fix, and matches the CLI verdi
   const e = cli(['plan', 'llama-3.1-70b', '--gpu', 'rtx-4090', '--tensor-parallel-size', '1', '--max-model-len', '8192']);
   assert.equal(e.fits, false);
   // The same words as the CLI, its backticked flags shown as code.
-  assert.equal(await text(page, 'verdict'), e.verdict.replaceAll('`', ''));
+  assert.equal(await text(page, 'verdict'), e.plan_verdict.replaceAll('`', ''));
   assert.ok((await page.getByTestId('verdict').locator('code').count()) > 0);
   assert.match(await text(page, 'verdict'), /^will not start at TP 1 × PP 1 \(as given\): .* — fix: /);
   // Every figure says what it would take: no speed, no cost, the fewest GPUs that start.

@@ -12,7 +12,12 @@ use vramfit_core::sizing::Fit;
 #[derive(Serialize)]
 pub struct PlanJson<'a> {
     pub fits: bool,
-    pub verdict: &'a str,
+    /// The engine's verdict on memory, the problem in numbers ("fits: KV pool …", "will not
+    /// start: …"), as before.
+    pub verdict: String,
+    /// The whole answer: the layout checked and how it was chosen, the verdict, and the
+    /// checked fixes ("fits at TP 2 × PP 1 (chosen: fewest GPUs): …"); what `check` prints.
+    pub plan_verdict: &'a str,
     pub fit: Fit,
     /// What the engine refuses (`null` when it does not refuse).
     pub refusal: Option<vramfit_core::sizing::Refusal>,
@@ -143,7 +148,8 @@ pub fn plan_json(p: &Plan) -> PlanJson<'_> {
     let run = p.run.as_ref();
     PlanJson {
         fits: fits(e.fit),
-        verdict: &p.verdict,
+        verdict: e.verdict.to_string(),
+        plan_verdict: &p.verdict,
         fit: e.fit,
         refusal: e.refusal,
         model: &p.model_id,
@@ -433,7 +439,8 @@ pub struct CommandJson<'a> {
 
 pub fn command_json(c: &vramfit_core::command::CommandCheck) -> CommandJson<'_> {
     let mut plan = plan_json(&c.plan);
-    plan.verdict = &c.verdict;
+    plan.verdict.clone_from(&c.verdict);
+    plan.plan_verdict = &c.verdict;
     if !c.starts() {
         // A command that will not start has no speed and no cost, whatever its memory.
         plan.fits = false;

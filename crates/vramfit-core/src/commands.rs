@@ -137,8 +137,10 @@ pub fn sglang(l: &Launch) -> String {
     if l.checkpoint.online {
         line(&mut c, "--quantization", "fp8");
     }
-    if l.format == WeightFormat::Fp16 {
-        line(&mut c, "--dtype", "float16");
+    match l.format {
+        WeightFormat::Fp16 => line(&mut c, "--dtype", "float16"),
+        WeightFormat::Fp32 => line(&mut c, "--dtype", "float32"),
+        _ => {}
     }
     if l.kv_dtype == KvDtype::Fp8 {
         line(&mut c, "--kv-cache-dtype", "fp8_e4m3");
@@ -148,6 +150,16 @@ pub fn sglang(l: &Launch) -> String {
     c
 }
 
+/// Whether `trtllm-serve` loads a checkpoint of this format as the catalog lists it: 16-bit,
+/// and the FP8 / NVFP4 / MXFP4 checkpoints ModelOpt and the model makers publish. AutoAWQ,
+/// GPTQ and INT8 W8A8 repos are not ModelOpt checkpoints (TensorRT-LLM docs, "Quantization").
+fn trtllm_loads(f: WeightFormat) -> bool {
+    !matches!(
+        f,
+        WeightFormat::Int4Awq | WeightFormat::Int4Gptq | WeightFormat::Int8W8a8
+    )
+}
+
 /// TensorRT-LLM `trtllm-serve` (PyTorch backend).
 #[must_use]
 pub fn trtllm(l: &Launch) -> String {
@@ -155,19 +167,37 @@ pub fn trtllm(l: &Launch) -> String {
     if l.kv_dtype == KvDtype::Fp8 {
         c.push_str("printf 'kv_cache_config:\\n  dtype: fp8\\n' > kv_fp8.yaml && ");
     }
+    let r = if trtllm_loads(l.format) {
+        repo(l, false)
+    } else {
+        let base = l
+            .checkpoint
+            .repo
+            .rsplit('/')
+            .next()
+            .unwrap_or(&l.checkpoint.repo);
+        format!("YOUR-ORG/{base}-MODELOPT")
+    };
     c.push_str(&format!(
         "trtllm-serve {} \\\n  --backend pytorch",
-        shell_quote(&repo(l, false))
+        shell_quote(&r)
     ));
     line(&mut c, "--tp_size", l.tensor_parallel_size);
     line(&mut c, "--pp_size", l.pipeline_parallel_size);
     line(&mut c, "--max_seq_len", l.max_model_len);
     line(&mut c, "--max_batch_size", l.max_num_seqs);
     line(&mut c, "--max_num_tokens", l.max_num_batched_tokens);
+    // A share of the memory left after weights and buffers, not of the total: the plan's
+    // fraction when it was planned for TensorRT-LLM, else TensorRT-LLM's default 0.9.
+    let free = if l.engine == Engine::TrtLlm {
+        l.gpu_memory_utilization
+    } else {
+        0.9
+    };
     line(
         &mut c,
         "--kv_cache_free_gpu_memory_fraction",
-        format!("{:.2}", l.gpu_memory_utilization),
+        format!("{free:.2}"),
     );
     if l.kv_dtype == KvDtype::Fp8 {
         line(&mut c, "--extra_llm_api_options", "kv_fp8.yaml");
@@ -215,7 +245,8 @@ pub fn llama_cpp(l: &Launch) -> String {
         l.max_model_len.saturating_mul(np)
     );
     if l.kv_dtype == KvDtype::Fp8 {
-        c.push_str(" --cache-type-k q8_0 --cache-type-v q8_0");
+        // A quantized V cache needs flash attention (llama.cpp `common/arg.cpp`).
+        c.push_str(" -fa on --cache-type-k q8_0 --cache-type-v q8_0");
     }
     if l.tensor_parallel_size * l.pipeline_parallel_size > 1 {
         c.push_str(" --split-mode layer");
@@ -265,6 +296,21 @@ pub fn notes(p: &Plan) -> Vec<String> {
             "the catalog knows no {} checkpoint of this model: replace `{}` with one",
             l.format, l.checkpoint.repo
         ));
+    }
+    if l.checkpoint.gguf.is_none() {
+        n.push(format!(
+            "the catalog knows no GGUF of this model in {}: the llama.cpp command names a placeholder `YOUR-ORG/…-GGUF` repo",
+            l.format.gguf_quant()
+        ));
+    }
+    if !trtllm_loads(l.format) {
+        n.push(format!(
+            "TensorRT-LLM loads ModelOpt checkpoints, not {} repos: its command names a placeholder `YOUR-ORG/…-MODELOPT`",
+            l.format
+        ));
+    }
+    if l.engine != Engine::TrtLlm {
+        n.push("`--kv_cache_free_gpu_memory_fraction` is a share of the memory left after the weights (TensorRT-LLM's default 0.90 shown), not of the total: its pool differs from this plan's".into());
     }
     if l.checkpoint.online {
         n.push(match &l.checkpoint.prequantized {

@@ -203,7 +203,8 @@ pub struct Plan {
     pub pipeline_parallel_size: u64,
     /// Replicas for the workload.
     pub replicas: u64,
-    /// GPUs for the workload: those of [`Plan::needed`] (0 when no layout starts it).
+    /// GPUs for the workload: those of [`Plan::needed`] (0 here, `null` in `plan --json`,
+    /// when no layout starts it as asked).
     pub gpus_needed: u64,
     /// The fewest GPUs that start the plan: its own layout when it starts, else the
     /// fewest-GPU layout with the other inputs as asked; `None` when none does.
@@ -619,7 +620,7 @@ pub fn plan_arch(
     } else {
         repair(&arch, gpu, inputs, (format, group), &settled, true)
     };
-    let verdict = parts::verdict_text(&settled, inputs, &rep);
+    let verdict = parts::verdict_text(&settled, inputs, &rep, gpu.gpus_per_node());
     let run = starts.then(|| parts::running(&settled, gpu, inputs.flags.engine));
     let launch = if starts {
         Some(parts::launch_of(&settled, None, &model_name, native))

@@ -290,8 +290,9 @@ mod tests {
         assert_close(&g["max_concurrency"], e.max_concurrency);
         assert_eq!(e.max_model_len, 8192);
         assert_eq!(j["fits"], fits(e.fit));
-        assert_eq!(j["verdict"], p.verdict);
-        assert!(j["verdict"].as_str().unwrap().contains(&e.verdict.detail()));
+        assert_eq!(j["verdict"], e.verdict.to_string());
+        assert_eq!(j["plan_verdict"], p.verdict);
+        assert!(p.verdict.contains(&e.verdict.detail()));
         assert_eq!(j["model"], p.model_id);
         assert_eq!(j["gpu"], p.gpu_id);
         assert_eq!(j["format"], p.format.id());

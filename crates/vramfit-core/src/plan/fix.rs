@@ -105,7 +105,7 @@ impl Fix {
             (None, None) if kv_only => format!("fits{}", kv.unwrap_or_default()),
             (Some(tp), None) if self.block_size.is_none() => {
                 let mut t = format!("needs TP {tp}");
-                if let Some(pp) = self.pipeline_parallel_size.filter(|&p| p > 1) {
+                if let Some(pp) = self.pipeline_parallel_size {
                     t.push_str(&format!(" × PP {pp}"));
                 }
                 t.push_str(&len.unwrap_or_default());
@@ -140,7 +140,7 @@ impl fmt::Display for Fix {
         if let Some(v) = self.tensor_parallel_size {
             parts.push(format!("`--tensor-parallel-size {v}`"));
         }
-        if let Some(v) = self.pipeline_parallel_size.filter(|&p| p > 1) {
+        if let Some(v) = self.pipeline_parallel_size {
             parts.push(format!("`--pipeline-parallel-size {v}`"));
         }
         if let Some(v) = self.max_model_len {
@@ -321,7 +321,8 @@ impl Asker<'_> {
                             )
                             .is_none()
                     })
-                    .max_by_key(|&(tp, pp)| (tp * pp, tp))
+                    // Tensor parallelism as close to the asked one as there is, then GPUs.
+                    .max_by_key(|&(tp, pp)| (tp, tp * pp))
                     .map(|(tp, pp)| Fix {
                         tensor_parallel_size: Some(tp),
                         pipeline_parallel_size: Some(pp),
@@ -367,19 +368,37 @@ pub fn repair(
         s = a.settle(&corr);
     }
     let refused = s.estimate.fit == Fit::Refused;
-    let needed = {
-        let auto = if s.auto {
-            s.clone()
-        } else {
-            a.settle_auto(&corr)
-        };
-        auto.starts().then(|| auto.needed())
+    // The fewest GPUs that start the inputs as asked: only when what was corrected is the
+    // layout (a length or block size the engine refuses is not the user's question; its fix
+    // says so instead).
+    let layout_only = Fix {
+        tensor_parallel_size: corr.tensor_parallel_size,
+        pipeline_parallel_size: corr.pipeline_parallel_size,
+        ..Fix::default()
+    } == corr;
+    let auto_settled = if s.auto {
+        s.clone()
+    } else {
+        a.settle_auto(&corr)
     };
+    let needed = (layout_only && auto_settled.starts()).then(|| auto_settled.needed());
     let mut out: Vec<Fix> = Vec::new();
+    // PP is named only where it differs from the user's (a fix applied to a command keeps
+    // its other flags).
+    let user_pp = inputs.pipeline_parallel_size.unwrap_or(1);
     let offer = |f: Fix, out: &mut Vec<Fix>| {
+        let f = Fix {
+            pipeline_parallel_size: f.pipeline_parallel_size.filter(|&p| p != user_pp),
+            ..f
+        };
         if !f.is_empty() && !out.contains(&f) && out.len() < MAX_FIXES && a.settle(&f).starts() {
             out.push(f);
         }
+    };
+    let layout_at = |st: &Settled| Fix {
+        tensor_parallel_size: Some(st.scenario.tensor_parallel_size),
+        pipeline_parallel_size: Some(st.scenario.pipeline_parallel_size),
+        ..Fix::default()
     };
     if s.starts() {
         offer(corr, &mut out);
@@ -396,12 +415,21 @@ pub fn repair(
         return Repair { fixes: out, needed };
     }
     if refused {
+        // The corrections alone still refuse: with the fewest-GPU layout on top, if it starts.
+        if auto_settled.starts() {
+            offer(corr.and(layout_at(&auto_settled)), &mut out);
+        }
         return Repair { fixes: out, needed };
     }
     // 2. Memory, on the corrected inputs.
+    // The longest length that fits, if it still holds one request of the workload (a
+    // shorter `--max-model-len` starts, but vLLM rejects every request).
+    let w = &inputs.workload;
+    let workload_len = w.prompt_tokens.saturating_add(w.output_tokens).max(1);
     let longest = |st: &Settled| {
         let e = &st.estimate;
-        (e.fit == Fit::KvTooSmall && e.max_model_len_fit > 0).then_some(e.max_model_len_fit)
+        (e.fit == Fit::KvTooSmall && e.max_model_len_fit >= workload_len)
+            .then_some(e.max_model_len_fit)
     };
     if let Some(l) = longest(&s) {
         offer(
@@ -422,11 +450,6 @@ pub fn repair(
             &mut out,
         );
     }
-    let layout_of = |st: &Settled| Fix {
-        tensor_parallel_size: Some(st.scenario.tensor_parallel_size),
-        pipeline_parallel_size: Some(st.scenario.pipeline_parallel_size),
-        ..Fix::default()
-    };
     if let Some(n) = needed.filter(|_| a.user_layout() || !s.auto) {
         offer(
             corr.and(Fix {
@@ -478,7 +501,7 @@ pub fn repair(
         if st.starts() {
             let l = st.estimate.max_model_len_fit.min(s.scenario.model_len());
             offer(
-                corr.and(layout_of(&st)).and(Fix {
+                corr.and(layout_at(&st)).and(Fix {
                     max_model_len: Some(l),
                     ..Fix::default()
                 }),

@@ -276,7 +276,12 @@ fn layout_words(st: &Settled) -> String {
 
 /// The plan's verdict: what was checked, how the layout was chosen, the engine's verdict,
 /// and the checked fixes when it does not start.
-pub(super) fn verdict_text(st: &Settled, inputs: &Inputs, rep: &Repair) -> String {
+pub(super) fn verdict_text(
+    st: &Settled,
+    inputs: &Inputs,
+    rep: &Repair,
+    gpus_per_node: u64,
+) -> String {
     let e = &st.estimate;
     let w = &inputs.workload;
     let bound =
@@ -296,7 +301,7 @@ pub(super) fn verdict_text(st: &Settled, inputs: &Inputs, rep: &Repair) -> Strin
             crate::layout::TP_CANDIDATES
                 .iter()
                 .copied()
-                .filter(|&tp| tp <= inputs_gpus_per_node(st))
+                .filter(|&tp| tp <= gpus_per_node)
                 .max()
                 .unwrap_or(1)
         ),
@@ -312,16 +317,6 @@ pub(super) fn verdict_text(st: &Settled, inputs: &Inputs, rep: &Repair) -> Strin
         }
     }
     t
-}
-
-/// The widest TP the layout search tried (the GPUs of one node, as the estimate's layout
-/// search saw them).
-fn inputs_gpus_per_node(st: &Settled) -> u64 {
-    // The layout search stops at the node; the refusal carries it when TP crossed it.
-    match st.estimate.refusal {
-        Some(crate::sizing::Refusal::TpAcrossNodes { gpus_per_node, .. }) => gpus_per_node,
-        _ => 8,
-    }
 }
 
 /// A format row's (or a plan's) outcome in words: "fits", "fits at ≤ 7,488 tokens",

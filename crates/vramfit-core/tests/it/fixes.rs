@@ -172,7 +172,8 @@ fn what_vllm_refuses_will_not_start_with_the_reason_and_a_fix_that_does() {
             max_position_embeddings: 131_072
         })
     );
-    assert!(p.needed.is_some_and(|n| n.gpus == 1));
+    // No layout starts it as asked: "GPUs needed" names none, the fix names the length.
+    assert_eq!(p.needed, None);
     assert_eq!(p.fixes[0].max_model_len, Some(131_072));
     assert!(with(&i, &p.fixes[0]).run.is_some());
     assert!(
@@ -261,20 +262,36 @@ fn kv_fp8_is_offered_only_where_it_starts() {
 fn every_number_agrees_with_the_verdict_over_the_catalog() {
     let mut checked = (0, 0, 0);
     for m in &CAT.models {
+        let max_pos = m.arch().unwrap().max_position_embeddings;
         for g in &CAT.gpus {
             for (fi, format) in [WeightFormat::Bf16, WeightFormat::Fp8, WeightFormat::Int4Awq]
                 .into_iter()
                 .enumerate()
             {
-                // TP 1 as given for one format in three (rotating), the fewest GPUs otherwise.
-                let tp1 = (fi + m.id.len() + g.id.len()) % 3 == 0;
-                let i = Inputs {
+                // One variant per case, rotating: the fewest GPUs; TP 1 as given; TP 3 (which
+                // most models refuse); twice the model's length; SGLang; a block size no CUDA
+                // backend takes; a long workload at 4 users.
+                let variant = (fi + m.id.len() + 3 * g.id.len()) % 7;
+                let tp1 = variant == 1;
+                let mut i = Inputs {
                     model: m.id.clone(),
                     gpu: g.id.clone(),
                     format: Some(format),
                     tensor_parallel_size: tp1.then_some(1),
                     ..Inputs::default()
                 };
+                match variant {
+                    2 => i.tensor_parallel_size = Some(3),
+                    3 => i.flags.max_model_len = Some(2 * m.context_native.max(4096)),
+                    4 => i.flags.engine = vramfit_core::engine::Engine::Sglang,
+                    5 => i.flags.block_size = Some(8),
+                    6 => {
+                        i.workload.users = 4;
+                        i.workload.prompt_tokens = 6000;
+                        i.flags.max_model_len = Some(32_768);
+                    }
+                    _ => {}
+                }
                 let p = plan(&CAT, &i).unwrap();
                 let what = format!("{} on {} in {format} (tp1 {tp1})", m.id, g.id);
                 assert_eq!(p.run.is_some(), p.estimate.fit.starts(), "{what}");
@@ -329,10 +346,10 @@ fn every_number_agrees_with_the_verdict_over_the_catalog() {
                         r.format
                     );
                     assert_eq!(r.total_gpus > 0, starts, "{what}: {}", r.format);
+                    let none = r.outcome == "does not fit" || r.outcome.starts_with("refused");
                     assert_eq!(
-                        r.fix.is_none(),
-                        starts
-                            || !r.outcome.starts_with("fits at") && !r.outcome.starts_with("needs"),
+                        r.fix.is_some(),
+                        !starts && !none,
                         "{what}: {} {}",
                         r.format,
                         r.outcome
@@ -360,7 +377,7 @@ fn every_number_agrees_with_the_verdict_over_the_catalog() {
     // The property ran over real cases of each kind.
     eprintln!("needed layouts, plan fixes, row fixes planned again: {checked:?}");
     assert!(
-        checked.0 > 5_000 && checked.1 > 500 && checked.2 > 100,
+        checked.0 > 4_000 && checked.1 > 2_000 && checked.2 > 5_000,
         "{checked:?}"
     );
 }
