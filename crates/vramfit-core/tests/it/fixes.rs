@@ -334,6 +334,15 @@ fn every_number_agrees_with_the_verdict_over_the_catalog() {
                             "{what}: fix {f} does not start: {}",
                             q.verdict
                         );
+                        // A shorter length still holds one request of the workload (or is
+                        // the model's own maximum, when the workload is longer than it).
+                        if let Some(l) = f.max_model_len {
+                            assert!(
+                                l >= q.workload_tokens || l == max_pos,
+                                "{what}: {f} below the workload's {} tokens",
+                                q.workload_tokens
+                            );
+                        }
                         checked.1 += 1;
                     }
                 }
