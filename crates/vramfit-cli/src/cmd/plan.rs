@@ -62,7 +62,7 @@ pub fn plan_text(p: &Plan, u: Units) -> String {
             p.tensor_parallel_size,
             p.pipeline_parallel_size,
             p.needed.map_or_else(
-                || "none of the layouts vramfit tries starts it".to_string(),
+                || format!("none starts it as asked ({})", p.outcome()),
                 |n| n.to_string()
             ),
         ));
