@@ -60,6 +60,8 @@
 //!   flag's format are named (`quantized_repos`).
 //! - `tp_does_not_divide_heads`, `invalid_layout`, `tp_across_nodes`: the layout rules of
 //!   [`crate::layout::layout_problem`] and [`crate::layout::ep_problem`].
+//! - `engine_version_not_modelled` (a warning): a `vllm/vllm-openai:vX.Y` image whose version
+//!   is outside [`Engine::VLLM_MODELLED`]; the command is planned at the default version.
 //! - `max_model_len_above_model`: a length above the model's `max_position_embeddings`;
 //!   vLLM refuses it unless `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` (`vllm/config/model.py`
 //!   `_get_and_verify_max_len`), SGLang unless `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`

@@ -41,9 +41,25 @@ impl Engine {
     /// The default: vLLM v0.19.
     pub const DEFAULT: Self = Self::Vllm { minor: 19 };
 
-    /// Parses `vllm`, `vllm-0.19`, `vllm-0.16`, `sglang`, `trtllm`, `tensorrt-llm`, `transformers`, `hf`.
+    /// vLLM minor versions whose accounting is modelled: the V1 engine from v0.11 on, in its
+    /// two eras (v0.11–v0.16 and v0.17+: `sizing/estimate.rs`), up to the newest calibrated,
+    /// v0.19. v0.6–v0.10 (the V0 engine, or V1 before its profiler settled) are not.
+    pub const VLLM_MODELLED: std::ops::RangeInclusive<u32> = 11..=19;
+
+    /// Parses `vllm`, `vllm-0.19` (any modelled version, [`Engine::VLLM_MODELLED`]),
+    /// `sglang`, `trtllm`, `tensorrt-llm`, `transformers`, `hf`. A vLLM version that is not
+    /// modelled is `None` ([`Engine::parse_any`] reads it, to say so).
     #[must_use]
     pub fn parse(s: &str) -> Option<Self> {
+        Self::parse_any(s).filter(|e| match e {
+            Self::Vllm { minor } => Self::VLLM_MODELLED.contains(minor),
+            _ => true,
+        })
+    }
+
+    /// [`Engine::parse`] for any vLLM version, modelled or not.
+    #[must_use]
+    pub fn parse_any(s: &str) -> Option<Self> {
         let s = s.trim().to_ascii_lowercase();
         if s == "vllm" {
             return Some(Self::DEFAULT);
@@ -119,5 +135,32 @@ impl Engine {
             Self::Sglang | Self::Transformers => 1,
             Self::TrtLlm => 32,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Engine;
+
+    #[test]
+    fn only_modelled_vllm_versions_parse() {
+        assert_eq!(Engine::parse("vllm"), Some(Engine::Vllm { minor: 19 }));
+        assert_eq!(Engine::parse("vllm-0.16"), Some(Engine::Vllm { minor: 16 }));
+        assert_eq!(
+            Engine::parse("vllm@v0.11.2"),
+            Some(Engine::Vllm { minor: 11 })
+        );
+        // The V0 engine (v0.6) and versions newer than the calibration are not modelled.
+        for v in ["vllm-0.6", "vllm-0.10", "vllm-0.20"] {
+            assert_eq!(Engine::parse(v), None, "{v}");
+            assert!(
+                matches!(Engine::parse_any(v), Some(Engine::Vllm { .. })),
+                "{v}"
+            );
+        }
+        let mut i = crate::inputs::Inputs::default();
+        let e = i.set(crate::inputs::Field::Engine, "vllm-0.6").unwrap_err();
+        assert_eq!(e, "vLLM 0.6 is not modelled: the modelled versions are vllm-0.11 to vllm-0.19 (the V1 engine; `vllm` is vllm-0.19)");
+        assert_eq!(i.flags.engine, Engine::DEFAULT, "the inputs are unchanged");
     }
 }

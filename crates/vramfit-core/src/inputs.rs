@@ -664,10 +664,18 @@ impl Inputs {
                     .ok_or_else(|| format!("unknown KV dtype `{value}` (auto, bf16, fp16, fp8)"))?;
             }
             Field::Engine => {
-                f.engine = Engine::parse(value).ok_or_else(|| {
-                    format!(
-                        "unknown engine `{value}` (vllm, vllm-0.16, sglang, trtllm, transformers)"
-                    )
+                f.engine = Engine::parse(value).ok_or_else(|| match Engine::parse_any(value) {
+                    Some(Engine::Vllm { minor }) => format!(
+                        "vLLM 0.{minor} is not modelled: the modelled versions are vllm-0.{} to vllm-0.{} (the V1 engine; `vllm` is vllm-0.{})",
+                        Engine::VLLM_MODELLED.start(),
+                        Engine::VLLM_MODELLED.end(),
+                        Engine::VLLM_MODELLED.end()
+                    ),
+                    _ => format!(
+                        "unknown engine `{value}` (vllm, vllm-0.{} to vllm-0.{}, sglang, trtllm, transformers)",
+                        Engine::VLLM_MODELLED.start(),
+                        Engine::VLLM_MODELLED.end()
+                    ),
                 })?;
             }
             Field::GpuMemoryUtilization => f.gpu_memory_utilization = Some(k.float(value)?),

@@ -669,6 +669,30 @@ mod tests {
             panic!("h10 accepted")
         };
         assert!(f.message().contains("unknown GPU `h10`"), "{}", f.message());
+        // An engine version that is not modelled is a usage error naming the modelled ones.
+        let Err(f) = run(
+            &cat(),
+            &plan_args(&[
+                "plan",
+                "llama-3.1-8b",
+                "--gpu",
+                "h100-sxm",
+                "--engine",
+                "vllm-0.6",
+            ]),
+            false,
+            &no_files,
+        ) else {
+            panic!("vllm-0.6 accepted")
+        };
+        assert_eq!(f.code(), 2);
+        assert!(
+            f.message().contains(
+                "vLLM 0.6 is not modelled: the modelled versions are vllm-0.11 to vllm-0.19"
+            ),
+            "{}",
+            f.message()
+        );
     }
 
     #[test]

@@ -96,6 +96,7 @@ pub(super) fn run(
     p: &Plan,
 ) -> Vec<Check> {
     let mut out = Vec::new();
+    version(c, &mut out);
     quantization(c, m, checkpoint, &mut out);
     layout(c, gpu, arch, p, &mut out);
     length(c, arch, &mut out);
@@ -133,6 +134,35 @@ pub(super) fn run(
     };
     crate::order::sort_by_key(&mut out, |c| rank(c.severity));
     out
+}
+
+/// A `vllm/vllm-openai:vX.Y` image of a version whose accounting is not modelled
+/// ([`Engine::VLLM_MODELLED`]): planned as the default version, said out loud.
+fn version(c: &Command, out: &mut Vec<Check>) {
+    let Some((image, tag)) = c
+        .image
+        .as_deref()
+        .and_then(|i| Some((i, i.rsplit_once(':')?.1)))
+    else {
+        return;
+    };
+    if let (Engine::Vllm { .. }, Some(Engine::Vllm { minor }), None) = (
+        c.engine,
+        Engine::parse_any(&format!("vllm-{tag}")),
+        Engine::parse(&format!("vllm-{tag}")),
+    ) {
+        out.push(Check {
+            id: "engine_version_not_modelled",
+            flags: vec![image.to_string()],
+            message: format!(
+                "vLLM 0.{minor} is not modelled (vllm-0.{} to vllm-0.{} are): planned as vLLM {}, whose memory accounting may differ from this image's",
+                Engine::VLLM_MODELLED.start(),
+                Engine::VLLM_MODELLED.end(),
+                c.engine.id().trim_start_matches("vllm-")
+            ),
+            severity: Severity::Warning,
+        });
+    }
 }
 
 fn quantization(c: &Command, m: &ModelMatch<'_>, checkpoint: WeightFormat, out: &mut Vec<Check>) {

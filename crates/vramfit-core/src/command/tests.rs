@@ -426,6 +426,42 @@ fn generated_commands_read_back_to_the_same_plan() {
     assert!(n > 500, "{n} commands read back");
 }
 
+#[test]
+fn an_image_of_a_version_not_modelled_is_planned_at_the_default_and_said() {
+    let c = check_command(
+        &CAT,
+        "h100-sxm",
+        "docker run --gpus all vllm/vllm-openai:v0.6.3 --model meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192",
+    )
+    .unwrap();
+    assert_eq!(c.plan.engine, "vllm-0.19");
+    let k = c
+        .checks
+        .iter()
+        .find(|k| k.id == "engine_version_not_modelled")
+        .expect("a warning");
+    assert_eq!(k.severity, Severity::Warning);
+    assert!(
+        k.message
+            .starts_with("vLLM 0.6 is not modelled (vllm-0.11 to vllm-0.19 are)"),
+        "{}",
+        k.message
+    );
+    assert!(c.starts());
+    // A modelled tag plans at its version, without the warning.
+    let c = check_command(
+        &CAT,
+        "h100-sxm",
+        "docker run --gpus all vllm/vllm-openai:v0.16.0 --model meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192",
+    )
+    .unwrap();
+    assert_eq!(c.plan.engine, "vllm-0.16");
+    assert!(c
+        .checks
+        .iter()
+        .all(|k| k.id != "engine_version_not_modelled"));
+}
+
 /// Pieces real commands are made of, and the characters that break naive readers.
 const PIECES: [&str; 32] = [
     "vllm serve ",
