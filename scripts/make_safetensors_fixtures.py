@@ -159,8 +159,18 @@ def build():
 
     add("duplicate_key.safetensors",
         st_file(b'{"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},'
+                b'"w":{"dtype":"I8","shape":[1],"data_offsets":[0,1]}}', data_len=1),
+        "DuplicateKey", "tensor `w` listed twice, with different dtypes")
+
+    add("valid_repeated_entry.safetensors",
+        st_file(b'{"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},'
                 b'"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}', data_len=1),
-        "DuplicateKey", "tensor `w` listed twice")
+        "Ok", "tensor `w` listed twice, identically (the reference parser keeps one)")
+
+    add("valid_null_metadata.safetensors",
+        st_file(b'{"__metadata__":null,"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}',
+                data_len=1),
+        "Ok", "`__metadata__` is null (the reference parser reads it as none)")
 
     add("bad_metadata.safetensors",
         st_file({"__metadata__": {"format": 1},

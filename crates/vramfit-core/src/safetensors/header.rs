@@ -88,6 +88,9 @@ pub struct Header {
     pub header_len: u64,
     /// Length of the data section in bytes: the `end` of the last tensor.
     pub data_len: u64,
+    /// Names whose entry the header repeats identically (each once, in header order): the
+    /// reference parser keeps one (its map), so the tensor is here once.
+    pub repeated: Vec<String>,
 }
 
 /// A tensor record of [`Header`], 32 bytes: ranges of its `names` and `dims`.
@@ -194,6 +197,7 @@ impl PartialEq for Header {
         self.header_len == other.header_len
             && self.data_len == other.data_len
             && self.metadata == other.metadata
+            && self.repeated == other.repeated
             && self.tensors().eq(other.tensors())
     }
 }
@@ -207,12 +211,13 @@ impl fmt::Debug for Header {
             .field("metadata", &self.metadata)
             .field("header_len", &self.header_len)
             .field("data_len", &self.data_len)
+            .field("repeated", &self.repeated)
             .finish()
     }
 }
 
 /// The same fields as the `Debug` form: `tensors` (a list of
-/// [`TensorInfo`]), `metadata`, `header_len`, `data_len`.
+/// [`TensorInfo`]), `metadata`, `header_len`, `data_len`, `repeated`.
 impl Serialize for Header {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
@@ -222,11 +227,12 @@ impl Serialize for Header {
                 s.collect_seq(self.0.tensors())
             }
         }
-        let mut st = serializer.serialize_struct("Header", 4)?;
+        let mut st = serializer.serialize_struct("Header", 5)?;
         st.serialize_field("tensors", &List(self))?;
         st.serialize_field("metadata", &self.metadata)?;
         st.serialize_field("header_len", &self.header_len)?;
         st.serialize_field("data_len", &self.data_len)?;
+        st.serialize_field("repeated", &self.repeated)?;
         st.end()
     }
 }
@@ -237,6 +243,8 @@ pub(super) struct Tensors {
     names: String,
     pub(super) dims: Vec<u64>,
     entries: Vec<Entry>,
+    /// Names repeated identically (the general path finds them).
+    pub(super) repeated: Vec<String>,
 }
 
 impl Tensors {
@@ -248,6 +256,7 @@ impl Tensors {
             names: String::with_capacity(header_len / 2),
             dims: Vec::with_capacity(header_len / 30),
             entries: Vec::with_capacity(header_len / 60),
+            repeated: Vec::new(),
         }
     }
 
@@ -403,6 +412,7 @@ fn parse_header_with(
         metadata,
         header_len,
         data_len,
+        repeated: tensors.repeated,
     })
 }
 

@@ -181,6 +181,15 @@ impl Report {
                 logical_parameter_count,
             ));
         }
+        for h in headers {
+            if let Some(first) = h.repeated.first() {
+                warnings.push(format!(
+                    "the header repeats {} tensor entr{} identically (e.g. `{first}`): the reference parser and vLLM load it, and each is counted once",
+                    h.repeated.len(),
+                    if h.repeated.len() == 1 { "y" } else { "ies" }
+                ));
+            }
+        }
         if let Some(first) = duplicates.iter().next() {
             warnings.push(format!(
                 "{} tensor name(s) appear in more than one shard (e.g. `{first}`); they are \

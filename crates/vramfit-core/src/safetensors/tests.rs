@@ -191,9 +191,26 @@ fn syntax_errors() {
     ] {
         assert_eq!(err(json), HeaderError::NotAnObject { found }, "{json}");
     }
+    // An entry repeated identically is one tensor, as in the reference parser (its map keeps
+    // one); a repeat that differs is refused.
+    let h = parse(
+        r#"{"w":{"dtype":"U8","shape":[],"data_offsets":[0,1]},"w":{"dtype":"U8","shape":[],"data_offsets":[0,1]}}"#,
+    )
+    .unwrap();
+    assert_eq!((h.tensors().count(), h.data_len), (1, 1));
+    assert_eq!(h.repeated, ["w"]);
+    let r = crate::safetensors::Report::from_headers(std::slice::from_ref(&h));
+    assert_eq!(r.tensor_count, 1);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.starts_with("the header repeats 1 tensor entry identically (e.g. `w`)")),
+        "{:?}",
+        r.warnings
+    );
     assert_eq!(
         err(
-            r#"{"w":{"dtype":"U8","shape":[],"data_offsets":[0,1]},"w":{"dtype":"U8","shape":[],"data_offsets":[0,1]}}"#
+            r#"{"w":{"dtype":"U8","shape":[],"data_offsets":[0,1]},"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}"#
         ),
         HeaderError::DuplicateKey { key: "w".into() }
     );
@@ -209,10 +226,14 @@ fn metadata_rules() {
         [("b".into(), "x".into()), ("format".into(), "pt".into())]
     );
     assert_eq!(h.metadata_value("format"), Some("pt"));
+    // `null` is no metadata (the reference's `Option<HashMap<String, String>>`).
+    let h = parse(r#"{"__metadata__":null,"w":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}"#)
+        .unwrap();
+    assert!(h.metadata.is_empty() && h.repeated.is_empty());
+    assert_eq!(h.tensors().count(), 1);
     for json in [
         r#"{"__metadata__":{"format":1}}"#,
         r#"{"__metadata__":["pt"]}"#,
-        r#"{"__metadata__":null}"#,
         r#"{"__metadata__":{"a":{"b":"c"}}}"#,
     ] {
         assert_eq!(err(json).kind(), "InvalidMetadata", "{json}");
@@ -968,6 +989,8 @@ fn fixtures() -> Vec<(&'static str, &'static [u8], &'static str)> {
         fixture!("non_utf8.safetensors", "InvalidUtf8"),
         fixture!("not_object.safetensors", "NotAnObject"),
         fixture!("duplicate_key.safetensors", "DuplicateKey"),
+        fixture!("valid_repeated_entry.safetensors", "Ok"),
+        fixture!("valid_null_metadata.safetensors", "Ok"),
         fixture!("bad_metadata.safetensors", "InvalidMetadata"),
         fixture!("invalid_entry.safetensors", "InvalidTensorEntry"),
         fixture!("unknown_dtype.safetensors", "UnknownDtype"),

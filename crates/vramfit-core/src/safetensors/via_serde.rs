@@ -8,7 +8,7 @@ use super::header::{Entries, Tensors};
 use super::{Dtype, HeaderError};
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// The general path: `serde_json` reads the header into values, which are
@@ -20,15 +20,30 @@ pub(super) fn entries_via_serde(text: &str) -> Result<Entries, HeaderError> {
         Err(e) => return Err(HeaderError::InvalidJson(e.to_string())),
     };
 
-    let mut seen = BTreeSet::new();
+    // The reference parser (`safetensors` 0.4+, `Metadata`) reads the entries into a map, so
+    // an entry repeated identically is one tensor: kept once here, and named in
+    // `repeated` (the report warns). A repeat that differs stays an error: which one the
+    // reference keeps depends on its map, and the data section cannot hold both.
+    let mut seen: BTreeMap<&str, &Value> = BTreeMap::new();
+    let mut repeated: BTreeSet<&str> = BTreeSet::new();
     let mut metadata = Vec::new();
     let mut tensors = Tensors::default();
     for (key, value) in &entries {
-        if !seen.insert(key.as_str()) {
-            return Err(HeaderError::DuplicateKey { key: key.clone() });
+        if let Some(first) = seen.get(key.as_str()) {
+            if *first != value {
+                return Err(HeaderError::DuplicateKey { key: key.clone() });
+            }
+            if key != "__metadata__" && repeated.insert(key.as_str()) {
+                tensors.repeated.push(key.clone());
+            }
+            continue;
         }
+        seen.insert(key.as_str(), value);
         if key == "__metadata__" {
-            metadata = parse_metadata(value)?;
+            // `"__metadata__": null` is no metadata (the reference's `Option<HashMap>`).
+            if !value.is_null() {
+                metadata = parse_metadata(value)?;
+            }
         } else {
             parse_entry(key, value, &mut tensors)?;
         }

@@ -135,6 +135,7 @@ fn random_file(rng: &mut Rng) -> (Vec<u8>, Header) {
         metadata,
         header_len: json.len() as u64,
         data_len: cursor,
+        repeated: Vec::new(),
     };
     (bytes, header)
 }
