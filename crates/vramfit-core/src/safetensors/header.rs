@@ -10,7 +10,7 @@
 //!   JSON, then the data section. `N` may not exceed [`MAX_HEADER_SIZE`]
 //!   (100 000 000), and the header must lie inside the file.
 //! * The JSON is an object. The optional key `__metadata__` maps strings to
-//!   strings; every other key is a tensor name whose value holds `dtype` (one
+//!   strings (or is `null`: no metadata, the reference's `Option`); every other key is a tensor name whose value holds `dtype` (one
 //!   of the names in [`Dtype`]), `shape` (array of non-negative integers) and
 //!   `data_offsets` (`[begin, end]`, relative to the start of the data
 //!   section). Other fields of a tensor entry are ignored, as in the reference.
@@ -25,8 +25,10 @@
 //! Differences from the reference, all stricter or more precise: every byte
 //! count is a `u64` with checked arithmetic (the reference uses `usize`, which
 //! is 32 bits on `wasm32` while shards exceed 4 GiB); a tensor name listed twice
-//! in the header is an error (the reference keeps the last one silently); and
-//! each error names the tensor and the byte numbers involved.
+//! with different entries is an error (the reference keeps the last one
+//! silently), while an entry repeated identically is one tensor, as there, and
+//! named in [`Header::repeated`] for the report's warning; and each error names
+//! the tensor and the byte numbers involved.
 
 use super::{scan, via_serde, Dtype, HeaderError};
 use serde::Serialize;
