@@ -24,7 +24,7 @@
 
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::engine::Engine;
-use crate::plan::{Launch, Plan};
+use crate::plan::{placeholder_repo, Launch, Plan};
 
 fn shell_quote(s: &str) -> String {
     if !s.is_empty()
@@ -58,10 +58,7 @@ fn repo(l: &Launch, online_ok: bool) -> String {
     match (&c.prequantized, c.online && !online_ok) {
         (_, false) => c.repo.clone(),
         (Some(r), true) => r.clone(),
-        (None, true) => {
-            let base = c.repo.rsplit('/').next().unwrap_or(&c.repo);
-            format!("YOUR-ORG/{base}-{}", l.format.id().to_ascii_uppercase())
-        }
+        (None, true) => placeholder_repo(&c.repo, &l.format.id().to_ascii_uppercase()),
     }
 }
 
@@ -170,13 +167,7 @@ pub fn trtllm(l: &Launch) -> String {
     let r = if trtllm_loads(l.format) {
         repo(l, false)
     } else {
-        let base = l
-            .checkpoint
-            .repo
-            .rsplit('/')
-            .next()
-            .unwrap_or(&l.checkpoint.repo);
-        format!("YOUR-ORG/{base}-MODELOPT")
+        placeholder_repo(&l.checkpoint.repo, "MODELOPT")
     };
     c.push_str(&format!(
         "trtllm-serve {} \\\n  --backend pytorch",
@@ -232,11 +223,7 @@ pub fn llama_cpp(l: &Launch) -> String {
     let quant = l.format.gguf_quant();
     let hf = match &l.checkpoint.gguf {
         Some((r, q)) => format!("{r}:{q}"),
-        None => {
-            let c = &l.checkpoint.repo;
-            let base = c.rsplit('/').next().unwrap_or(c);
-            format!("YOUR-ORG/{base}-GGUF:{quant}")
-        }
+        None => format!("{}:{quant}", placeholder_repo(&l.checkpoint.repo, "GGUF")),
     };
     let np = l.requests_per_replica.max(1);
     let mut c = format!(

@@ -43,7 +43,7 @@ mod fix;
 mod parts;
 mod scaling;
 pub use fix::{repair, settle, Fix, Needed, Repair, Settled, MAX_FIXES};
-pub use parts::{checkpoint, Checkpoint, Launch, Running};
+pub use parts::{checkpoint, placeholder_repo, Checkpoint, Launch, Running};
 pub use scaling::{
     default_load, latency_curves, pcie_gb_per_s, scaling, scaling_at, LatencyCurve, LatencyPoint,
     Scaling, LATENCY_TPS, SCALING_LAYOUTS,

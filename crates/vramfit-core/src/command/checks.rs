@@ -77,15 +77,6 @@ fn spellings(e: Engine, field: Field) -> &'static [&'static str] {
     }
 }
 
-fn engine_name(e: Engine) -> &'static str {
-    match e {
-        Engine::Vllm { .. } => "vLLM",
-        Engine::Sglang => "SGLang",
-        Engine::TrtLlm => "TensorRT-LLM",
-        Engine::Transformers => "transformers",
-    }
-}
-
 /// Every check, most serious first.
 pub(super) fn run(
     c: &Command,
@@ -169,7 +160,7 @@ fn quantization(c: &Command, m: &ModelMatch<'_>, checkpoint: WeightFormat, out: 
     let Some(method) = c.quantization.as_deref() else {
         return;
     };
-    let engine = engine_name(c.engine);
+    let engine = c.engine.name();
     let flag = written(c, Field::Format).unwrap_or_else(|| format!("--quantization {method}"));
     let wanted = format_of(method);
     let repo = &c.model;
@@ -243,7 +234,7 @@ fn layout(c: &Command, gpu: &Gpu, arch: &ModelArch, p: &Plan, out: &mut Vec<Chec
         .filter(|&&t| layout_problem(arch, t, pp, node).is_none())
         .map(u64::to_string)
         .collect();
-    let engine = engine_name(c.engine);
+    let engine = c.engine.name();
     if !arch.heads.is_multiple_of(tp.max(1)) {
         out.push(Check {
             id: "tp_does_not_divide_heads",
@@ -297,7 +288,7 @@ fn length(c: &Command, arch: &ModelArch, out: &mut Vec<Check>) {
         Engine::Sglang => Some("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"),
         _ => None,
     };
-    let engine = engine_name(c.engine);
+    let engine = c.engine.name();
     let (message, severity) = match var {
         Some(v) if c.env_value(v).is_some_and(truthy) => (
             format!("{len} tokens is above the model's max_position_embeddings ({max}); {v}=1 lets {engine} start, but positions past {max} were never trained and may give wrong output"),
@@ -332,7 +323,7 @@ fn pool(c: &Command, p: &Plan, out: &mut Vec<Check>) {
         Some(f) => format!("`{f}`"),
         None => format!("the default memory fraction ({util:.2})"),
     };
-    let engine = engine_name(c.engine);
+    let engine = c.engine.name();
     match e.fit {
         Fit::WeightsTooLarge => {
             let mut flags: Vec<String> = util_flag.iter().cloned().collect();
@@ -428,7 +419,7 @@ fn visible(c: &Command, p: &Plan, out: &mut Vec<Check>) {
                 "TP {} × PP {} needs {world} GPUs, but `{what}` makes {n} visible: {} stops while starting",
                 p.tensor_parallel_size,
                 p.pipeline_parallel_size,
-                engine_name(c.engine)
+                c.engine.name()
             ),
             severity: Severity::WillNotStart,
         });

@@ -149,10 +149,16 @@ fn fp8(f: WeightFormat) -> bool {
     )
 }
 
-/// A placeholder repo id for a checkpoint the catalog does not know (never the 16-bit id).
+/// A placeholder repo id for a checkpoint the catalog does not know, named after `repo`
+/// with a `kind` suffix (`FP8`, `GGUF`, `MODELOPT`; never the 16-bit id itself).
+#[must_use]
+pub fn placeholder_repo(repo: &str, kind: &str) -> String {
+    let base = repo.rsplit('/').next().unwrap_or(repo);
+    format!("YOUR-ORG/{base}-{kind}")
+}
+
 fn placeholder(name: &str, format: WeightFormat) -> String {
-    let base = name.rsplit('/').next().unwrap_or(name);
-    format!("YOUR-ORG/{base}-{}", format.id().to_ascii_uppercase())
+    placeholder_repo(name, &format.id().to_ascii_uppercase())
 }
 
 /// The checkpoint to launch `model` in `format` on `engine` ([module docs](self)).
