@@ -235,7 +235,8 @@ fn layout(c: &Command, gpu: &Gpu, arch: &ModelArch, p: &Plan, out: &mut Vec<Chec
         .map(u64::to_string)
         .collect();
     let engine = c.engine.name();
-    if !arch.heads.is_multiple_of(tp.max(1)) {
+    // The plan's own refusal (`sizing/refusal.rs`), not a second copy of the rule.
+    if matches!(p.estimate.refusal, Some(crate::sizing::Refusal::TpHeads { .. })) {
         out.push(Check {
             id: "tp_does_not_divide_heads",
             flags: tp_flag.iter().cloned().collect(),
