@@ -236,7 +236,10 @@ fn layout(c: &Command, gpu: &Gpu, arch: &ModelArch, p: &Plan, out: &mut Vec<Chec
         .collect();
     let engine = c.engine.name();
     // The plan's own refusal (`sizing/refusal.rs`), not a second copy of the rule.
-    if matches!(p.estimate.refusal, Some(crate::sizing::Refusal::TpHeads { .. })) {
+    if matches!(
+        p.estimate.refusal,
+        Some(crate::sizing::Refusal::TpHeads { .. })
+    ) {
         out.push(Check {
             id: "tp_does_not_divide_heads",
             flags: tp_flag.iter().cloned().collect(),
