@@ -9,7 +9,9 @@ use crate::dtype::WeightFormat;
 use crate::model::{ConfigError, ModelArch};
 use serde::Serialize;
 
+pub mod names;
 mod read;
+pub use names::{GpuMatch, MatchKind, UnknownGpu};
 use std::collections::BTreeMap;
 
 /// The catalog files: (path relative to `src/catalog`, contents).
@@ -444,15 +446,30 @@ impl Catalog {
         Self::load().unwrap_or_default()
     }
 
-    /// Finds a GPU by id, alias or nvidia-smi name (case-insensitive).
+    /// Finds a GPU by id, name, alias or any spelling [`names`] reads (nvidia-smi, rocm-smi,
+    /// engines' logs, benchmark tables); an ambiguous name gives the most common variant.
     #[must_use]
     pub fn gpu(&self, name: &str) -> Option<&Gpu> {
-        let n = norm(name);
-        self.gpus.iter().find(|g| norm(&g.id) == n).or_else(|| {
-            self.gpus
-                .iter()
-                .find(|g| norm(&g.name) == n || g.aliases.iter().any(|a| norm(a) == n))
-        })
+        self.resolve_gpu(name).ok().map(|m| m.gpu)
+    }
+
+    /// Resolves a GPU name by its structure ([`names`]): the entry, how it matched, the other
+    /// entries an ambiguous name fits and the notice naming them.
+    ///
+    /// # Errors
+    /// [`UnknownGpu`] with catalog ids ranked by token similarity when no entry fits.
+    ///
+    /// # Example
+    /// ```
+    /// let cat = vramfit_core::catalog::Catalog::bundled();
+    /// let m = cat.resolve_gpu("NVIDIA H100 80GB").unwrap();
+    /// assert_eq!(m.gpu.id, "h100-sxm");
+    /// assert_eq!(m.others.len(), 1); // h100-pcie is 80 GB too
+    /// let e = cat.resolve_gpu("H100 40GB").unwrap_err();
+    /// assert!(e.suggestions[0].starts_with("h100"));
+    /// ```
+    pub fn resolve_gpu(&self, name: &str) -> Result<GpuMatch<'_>, UnknownGpu> {
+        names::resolve(self, name)
     }
 
     /// Finds a model by id, Hugging Face repo id or quantized repo id (case-insensitive).
@@ -492,7 +509,8 @@ impl Catalog {
         None
     }
 
-    /// The closest ids to an unknown name, best first (for "did you mean").
+    /// The closest ids to an unknown name by edit distance, best first (for "did you mean"
+    /// on model ids; GPU names rank by tokens: [`Catalog::resolve_gpu`]).
     #[must_use]
     pub fn closest<'a>(ids: impl Iterator<Item = &'a str>, name: &str, n: usize) -> Vec<String> {
         let target = norm(name);

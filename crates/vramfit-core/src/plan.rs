@@ -80,13 +80,14 @@ impl std::fmt::Display for PlanError {
                     closest.join(", ")
                 )
             }
-            Self::UnknownGpu { name, closest } => {
-                write!(
-                    f,
-                    "unknown GPU `{name}`; closest catalog ids: {}",
-                    closest.join(", ")
-                )
-            }
+            Self::UnknownGpu { name, closest } => write!(
+                f,
+                "{}",
+                crate::catalog::UnknownGpu {
+                    name: name.clone(),
+                    suggestions: closest.clone(),
+                }
+            ),
             Self::BadModel(e) => write!(f, "model config is unusable: {e}"),
         }
     }
@@ -294,15 +295,18 @@ pub fn resolve_model<'a>(
     }
 }
 
-/// Resolves a GPU name (id, alias, nvidia-smi name).
+/// Resolves a GPU name (id, alias, nvidia-smi name, any spelling `catalog::names` reads;
+/// an ambiguous one gives the most common variant: [`Catalog::resolve_gpu`] has the notice).
 ///
 /// # Errors
-/// [`PlanError::UnknownGpu`] with the closest ids.
+/// [`PlanError::UnknownGpu`] with the ids ranked by token similarity.
 pub fn resolve_gpu<'a>(cat: &'a Catalog, name: &str) -> Result<&'a Gpu, PlanError> {
-    cat.gpu(name).ok_or_else(|| PlanError::UnknownGpu {
-        name: name.to_string(),
-        closest: Catalog::closest(cat.gpus.iter().map(|g| g.id.as_str()), name, 5),
-    })
+    cat.resolve_gpu(name)
+        .map(|m| m.gpu)
+        .map_err(|e| PlanError::UnknownGpu {
+            name: e.name,
+            closest: e.suggestions,
+        })
 }
 
 /// Builds the scenario for an architecture.

@@ -17,6 +17,7 @@
 mod calibration;
 mod catalog;
 mod fixes;
+mod gpu_names;
 mod hand_values;
 mod header_paths;
 mod properties;
