@@ -23,6 +23,10 @@ pub struct PlanJson<'a> {
     pub refusal: Option<vramfit_core::sizing::Refusal>,
     pub model: &'a str,
     pub gpu: &'a str,
+    /// When `--gpu` fits several catalog entries: which one it was read as and the others
+    /// (`catalog::names`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_notice: Option<String>,
     pub format: &'a str,
     pub engine: &'a str,
     pub tensor_parallel_size: u64,
@@ -154,6 +158,7 @@ pub fn plan_json(p: &Plan) -> PlanJson<'_> {
         refusal: e.refusal,
         model: &p.model_id,
         gpu: &p.gpu_id,
+        gpu_notice: None,
         format: p.format.id(),
         engine: &p.engine,
         tensor_parallel_size: p.tensor_parallel_size,

@@ -33,23 +33,30 @@ pub fn usage<E: std::fmt::Display>(e: E) -> Failure {
     Failure::Usage(e.to_string())
 }
 
-/// A command's result: exactly the bytes it prints on stdout, and its exit status.
+/// A command's result: exactly the bytes it prints on stdout, notes for stderr (an ambiguous
+/// `--gpu` read as its most common variant), and its exit status.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
     pub stdout: String,
+    pub stderr: String,
     pub code: u8,
 }
 
 impl Output {
     /// Exit 0.
     pub fn ok(stdout: String) -> Self {
-        Output { stdout, code: 0 }
+        Output {
+            stdout,
+            stderr: String::new(),
+            code: 0,
+        }
     }
 
     /// Exit 0 when `success`, else 1.
     pub fn status(stdout: String, success: bool) -> Self {
         Output {
             stdout,
+            stderr: String::new(),
             code: u8::from(!success),
         }
     }
@@ -73,6 +80,7 @@ pub fn pretty_line<T: serde::Serialize + ?Sized>(v: &T) -> String {
 pub fn emit(r: Res<Output>) -> ExitCode {
     match r {
         Ok(o) => {
+            eprint!("{}", o.stderr);
             print!("{}", o.stdout);
             ExitCode::from(o.code)
         }

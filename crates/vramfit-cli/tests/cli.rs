@@ -389,3 +389,33 @@ fn check_command_contract() {
     ]);
     assert_eq!(ok.status.code(), Some(0));
 }
+
+#[test]
+fn an_ambiguous_gpu_is_read_as_its_most_common_variant_with_a_notice() {
+    // `H100` fits h100-sxm, h100-pcie and h100-nvl (catalog::names): the plan is the SXM5's,
+    // the notice goes to stderr in text mode and into `gpu_notice` in the JSON.
+    let o = vramfit(&["plan", "llama-3.1-8b", "--gpu", "H100"]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("note: `H100` read as NVIDIA H100 SXM5 80GB; also: h100-pcie, h100-nvl"),
+        "{err}"
+    );
+    let j = json(&["plan", "llama-3.1-8b", "--gpu", "H100", "--json"]);
+    assert_eq!(j["gpu"], "h100-sxm");
+    assert!(j["gpu_notice"]
+        .as_str()
+        .is_some_and(|n| n.contains("also: h100-pcie, h100-nvl")));
+    // An exact name has no notice and no field.
+    let j = json(&["plan", "llama-3.1-8b", "--gpu", "NVIDIA H100 80GB HBM3", "--json"]);
+    assert_eq!(j["gpu"], "h100-sxm");
+    assert!(j.get("gpu_notice").is_none());
+    // No H100 has 40 GB: unknown (exit 2), the H100s suggested.
+    let bad = vramfit(&["plan", "llama-3.1-8b", "--gpu", "H100 40GB"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("unknown GPU `H100 40GB`; closest catalog ids: h100-sxm, h100-pcie, h100-nvl"),
+        "{err}"
+    );
+}

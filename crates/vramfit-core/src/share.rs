@@ -166,7 +166,9 @@ pub fn ui_param(query: &str, key: &str) -> Option<String> {
 }
 
 /// [`decode`], then checks the model and GPU against the catalog: an unknown one falls back
-/// to the default with a notice (a stale or hand-edited link never breaks the page).
+/// to the default with a notice (a stale or hand-edited link never breaks the page) naming
+/// the closest GPUs; an ambiguous GPU name (`catalog::names`) keeps its value with a notice
+/// naming the entry it reads as and the others.
 #[must_use]
 pub fn decode_checked(cat: &crate::catalog::Catalog, query: &str) -> (Inputs, Vec<Notice>) {
     let (mut i, mut notices) = decode(query);
@@ -178,12 +180,24 @@ pub fn decode_checked(cat: &crate::catalog::Catalog, query: &str) -> (Inputs, Ve
         });
         i.model = d.model.clone();
     }
-    if cat.gpu(&i.gpu).is_none() {
-        notices.push(Notice {
+    match cat.resolve_gpu(&i.gpu) {
+        // An ambiguous name (`gpu=H100`) keeps its value and says which entry it reads.
+        Ok(m) => notices.extend(m.notice.map(|message| Notice {
             key: key(Field::Gpu).url.into(),
-            message: format!("unknown GPU `{}`; showing `{}`", i.gpu, d.gpu),
-        });
-        i.gpu = d.gpu;
+            message,
+        })),
+        Err(e) => {
+            let closest = if e.suggestions.is_empty() {
+                String::new()
+            } else {
+                format!(" (closest: {})", e.suggestions.join(", "))
+            };
+            notices.push(Notice {
+                key: key(Field::Gpu).url.into(),
+                message: format!("unknown GPU `{}`; showing `{}`{closest}", i.gpu, d.gpu),
+            });
+            i.gpu = d.gpu;
+        }
     }
     (i, notices)
 }
@@ -268,5 +282,35 @@ mod tests {
             let _ = decode(s);
             let _ = decode_component(s);
         }
+    }
+
+    #[test]
+    fn an_ambiguous_gpu_gets_a_notice_and_an_unknown_one_its_suggestions() {
+        let cat = crate::catalog::Catalog::bundled();
+        // `H100` fits the SXM5, PCIe and NVL entries: kept, read as the SXM5, with a notice.
+        let (i, n) = decode_checked(&cat, "?gpu=H100");
+        assert_eq!(i.gpu, "H100");
+        assert_eq!(n.len(), 1);
+        assert_eq!(n[0].key, "gpu");
+        assert!(
+            n[0].message
+                .starts_with("`H100` read as NVIDIA H100 SXM5 80GB; also: h100-pcie, h100-nvl"),
+            "{}",
+            n[0].message
+        );
+        // No H100 has 40 GB: unknown, the default shown, the H100s suggested first.
+        let (i, n) = decode_checked(&cat, "?gpu=H100%2040GB");
+        assert_eq!(i.gpu, Inputs::default().gpu);
+        assert!(
+            n[0].message.starts_with(&format!(
+                "unknown GPU `H100 40GB`; showing `{}` (closest: h100-sxm, h100-pcie, h100-nvl",
+                Inputs::default().gpu
+            )),
+            "{}",
+            n[0].message
+        );
+        // nvidia-smi's exact name: no notice.
+        let (_, n) = decode_checked(&cat, "?gpu=NVIDIA%20H100%2080GB%20HBM3");
+        assert!(n.is_empty(), "{n:?}");
     }
 }

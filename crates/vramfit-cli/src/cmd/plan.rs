@@ -128,12 +128,20 @@ pub fn units(a: &PlanArgs) -> Units {
     }
 }
 
-/// What `plan` (`check` = false) or `check` prints for a plan, and its exit status.
-pub fn render(p: &Plan, a: &PlanArgs, check: bool) -> Output {
+/// The notice for an ambiguous `--gpu` (`H100`: read as the SXM5, also the PCIe and NVL).
+pub fn gpu_notice(cat: &Catalog, gpu: &str) -> Option<String> {
+    cat.resolve_gpu(gpu).ok().and_then(|m| m.notice)
+}
+
+/// What `plan` (`check` = false) or `check` prints for a plan, and its exit status; the
+/// `--gpu` notice goes into `gpu_notice` in the JSON, a note on stderr otherwise.
+pub fn render_noted(p: &Plan, a: &PlanArgs, check: bool, notice: Option<String>) -> Output {
     let stdout = if a.json {
+        let mut j = plan_json(p);
+        j.gpu_notice.clone_from(&notice);
         format!(
             "{}\n",
-            serde_json::to_string_pretty(&plan_json(p))
+            serde_json::to_string_pretty(&j)
                 .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
         )
     } else if let Some(id) = &a.print_command {
@@ -146,7 +154,11 @@ pub fn render(p: &Plan, a: &PlanArgs, check: bool) -> Output {
     } else {
         plan_text(p, units(a))
     };
-    Output::status(stdout, !check || fits(p.estimate.fit))
+    let mut o = Output::status(stdout, !check || fits(p.estimate.fit));
+    if let (false, Some(n)) = (a.json, notice) {
+        o.stderr = format!("vramfit: note: {n}\n");
+    }
+    o
 }
 
 /// `plan` / `check`.
@@ -161,7 +173,7 @@ pub fn run(cat: &Catalog, a: &PlanArgs, check: bool, load: Loader) -> Res<Output
             p.verdict
         )));
     }
-    Ok(render(&p, a, check))
+    Ok(render_noted(&p, a, check, gpu_notice(cat, &a.gpu)))
 }
 
 /// `check --command`: the pasted command planned on `--gpu` for the workload flags; exit 1
@@ -183,7 +195,11 @@ pub fn run_command(cat: &Catalog, a: &PlanArgs, text: &str) -> Res<Output> {
     } else {
         command_text(&c)
     };
-    Ok(Output::status(stdout, c.starts()))
+    let mut o = Output::status(stdout, c.starts());
+    if let (false, Some(n)) = (a.json, gpu_notice(cat, &a.gpu)) {
+        o.stderr = format!("vramfit: note: {n}\n");
+    }
+    Ok(o)
 }
 
 /// The text of `check --command`: what was read, the verdict, each check, the flags not
