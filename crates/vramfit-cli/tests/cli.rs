@@ -407,7 +407,13 @@ fn an_ambiguous_gpu_is_read_as_its_most_common_variant_with_a_notice() {
         .as_str()
         .is_some_and(|n| n.contains("also: h100-pcie, h100-nvl")));
     // An exact name has no notice and no field.
-    let j = json(&["plan", "llama-3.1-8b", "--gpu", "NVIDIA H100 80GB HBM3", "--json"]);
+    let j = json(&[
+        "plan",
+        "llama-3.1-8b",
+        "--gpu",
+        "NVIDIA H100 80GB HBM3",
+        "--json",
+    ]);
     assert_eq!(j["gpu"], "h100-sxm");
     assert!(j.get("gpu_notice").is_none());
     // No H100 has 40 GB: unknown (exit 2), the H100s suggested.

@@ -141,8 +141,7 @@ pub fn render_noted(p: &Plan, a: &PlanArgs, check: bool, notice: Option<String>)
         j.gpu_notice.clone_from(&notice);
         format!(
             "{}\n",
-            serde_json::to_string_pretty(&j)
-                .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+            serde_json::to_string_pretty(&j).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
         )
     } else if let Some(id) = &a.print_command {
         match vramfit_core::commands::by_id(p, id) {

@@ -543,8 +543,7 @@ pub fn resolve<'a>(cat: &'a Catalog, name: &str) -> Result<GpuMatch<'a>, Unknown
     let entries: Vec<Entry> = cat.gpus.iter().map(Entry::new).collect();
     let q = Spec::parse(name);
     let exact = |e: &Entry| {
-        !n.is_empty()
-            && (norm(&e.gpu.name) == n || e.gpu.aliases.iter().any(|a| norm(a) == n))
+        !n.is_empty() && (norm(&e.gpu.name) == n || e.gpu.aliases.iter().any(|a| norm(a) == n))
     };
     let mut cands: Vec<&Entry> = entries
         .iter()
@@ -631,7 +630,11 @@ mod tests {
             ("H100-80G", vec!["100", "h"], Some(80.0)),
             ("H100 80GiB", vec!["100", "h"], Some(80.0)),
             // 140.4 stays one number (the dot sits between digits).
-            ("8x NVIDIA H200 (~140.4 GB)", vec!["200", "8", "h", "x"], Some(140.4)),
+            (
+                "8x NVIDIA H200 (~140.4 GB)",
+                vec!["200", "8", "h", "x"],
+                Some(140.4),
+            ),
             // nvidia-smi's MiB: 81559 / 1024 = 79.647 GiB.
             ("H100 81559MiB", vec!["100", "h"], Some(81559.0 / 1024.0)),
         ] {

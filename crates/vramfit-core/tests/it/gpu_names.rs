@@ -82,7 +82,10 @@ fn every_real_spelling_resolves_to_its_entry() {
         .iter()
         .filter(|r| r.0.ends_with("gpu_spellings.csv"))
         .count();
-    assert!(mine >= 60, "gpu_spellings.csv has {mine} rows, want at least 60");
+    assert!(
+        mine >= 60,
+        "gpu_spellings.csv has {mine} rows, want at least 60"
+    );
     let mut failures = Vec::new();
     for (file, spelling, want, ambiguous) in &rows {
         let got = c.resolve_gpu(spelling);
@@ -101,7 +104,9 @@ fn every_real_spelling_resolves_to_its_entry() {
                 Ok(m) => format!("{} ({:?}, notice {:?})", m.gpu.id, m.how, m.notice),
                 Err(e) => e.to_string(),
             };
-            failures.push(format!("{file}: `{spelling}`: want {want} (ambiguous {ambiguous:?}), got {got}"));
+            failures.push(format!(
+                "{file}: `{spelling}`: want {want} (ambiguous {ambiguous:?}), got {got}"
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -136,6 +141,19 @@ fn the_most_common_variant_comes_with_a_notice_naming_the_others() {
     // HBM3 rules the PCIe card out (HBM2e): nvidia-smi's name of the SXM5 part is exact.
     let m = c.resolve_gpu("NVIDIA H100 80GB HBM3").unwrap();
     assert_eq!((m.gpu.id.as_str(), m.notice), ("h100-sxm", None));
+    // The A100 PCIe read as the 80 GB card (its alias `A100 PCIe`), the 40 GB named.
+    let m = c.resolve_gpu("A100 PCIe").unwrap();
+    assert_eq!(m.gpu.id, "a100-80gb-pcie");
+    assert_eq!(
+        m.others.iter().map(|g| g.id.as_str()).collect::<Vec<_>>(),
+        ["a100-40gb-pcie"]
+    );
+    // 40 GB leaves two entries with no alias that fits: the first in catalog order (SXM).
+    let m = c.resolve_gpu("NVIDIA A100 40GB").unwrap();
+    assert_eq!(m.gpu.id, "a100-40gb-sxm");
+    assert!(m
+        .notice
+        .is_some_and(|n| n.ends_with("name the form factor to pick one")));
     // An id is an id.
     assert_eq!(c.resolve_gpu("h100-pcie").unwrap().how, MatchKind::Id);
 }
@@ -144,7 +162,13 @@ fn the_most_common_variant_comes_with_a_notice_naming_the_others() {
 fn a_name_that_contradicts_every_entry_is_unknown() {
     let c = cat();
     // No H100 has 40 GB (80, 80, 94); no L40S is an SXM module; no M4 Max entry has 64 GB.
-    for name in ["H100 40GB", "L40S SXM", "Apple M4 Max 64GB", "H100 GDDR6", "V100 80GB"] {
+    for name in [
+        "H100 40GB",
+        "L40S SXM",
+        "Apple M4 Max 64GB",
+        "H100 GDDR6",
+        "V100 80GB",
+    ] {
         assert!(c.resolve_gpu(name).is_err(), "{name}");
         assert!(c.gpu(name).is_none(), "{name}");
     }
@@ -164,7 +188,10 @@ fn h100_like_misses_suggest_the_h100s_first() {
     );
     assert_eq!(
         e.to_string(),
-        format!("unknown GPU `H100 40GB`; closest catalog ids: {}", e.suggestions.join(", "))
+        format!(
+            "unknown GPU `H100 40GB`; closest catalog ids: {}",
+            e.suggestions.join(", ")
+        )
     );
     // `h10` (the CLI's test typo): `h` 6, `10` is one digit from `100` (2), `100` missing (-1):
     // 7 for the H100s; the A10: `10` 6, `a` missing: 5.
@@ -179,7 +206,11 @@ fn v100_typos_suggest_the_v100s_first() {
     // the H100s: 2 - 2 = 0 (not suggested).
     let e = c.resolve_gpu("Tesla V1000").unwrap_err();
     assert_eq!(&e.suggestions[..2], ["v100-16gb", "v100-32gb"]);
-    assert!(!e.suggestions.iter().any(|s| s.starts_with("h100")), "{:?}", e.suggestions);
+    assert!(
+        !e.suggestions.iter().any(|s| s.starts_with("h100")),
+        "{:?}",
+        e.suggestions
+    );
     // `V100S` (the PCIe V100S, not in the catalog): `v` 6, `100` 6, `s` 0: 12.
     let e = c.resolve_gpu("Tesla V100S-PCIE-32GB").unwrap_err();
     assert_eq!(e.suggestions[0], "v100-32gb", "{:?}", e.suggestions);
@@ -198,4 +229,36 @@ fn new_entries_resolve_from_their_name_alone() {
         assert_eq!(c.gpu(name).map(|g| g.id.as_str()), Some("a40"), "{name}");
     }
     assert!(c.gpu("A40 24GB").is_none());
+}
+
+#[test]
+fn every_catalog_name_and_alias_resolves_to_its_own_entry() {
+    let c = cat();
+    for g in &c.gpus {
+        for name in std::iter::once(&g.name).chain(&g.aliases) {
+            let m = c.resolve_gpu(name).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(m.gpu.id, g.id, "`{name}`");
+        }
+    }
+}
+
+#[test]
+fn garbage_is_unknown_never_a_panic() {
+    let c = cat();
+    for name in [
+        "",
+        "   ",
+        "((((",
+        "...",
+        "\u{2026}",
+        "NVIDIA",
+        "80GB",
+        "H100 99999999999999999999999999999GB",
+        "H100 0GB",
+        "GB",
+        "ＨＢＭ３",
+        "GPU 0:",
+    ] {
+        assert!(c.resolve_gpu(name).is_err(), "`{name}`");
+    }
 }
