@@ -406,6 +406,26 @@ fn an_ambiguous_gpu_is_read_as_its_most_common_variant_with_a_notice() {
     assert!(j["gpu_notice"]
         .as_str()
         .is_some_and(|n| n.contains("also: h100-pcie, h100-nvl")));
+    // The commands whose JSON has no such field say it on stderr.
+    for args in [
+        &[
+            "scale",
+            "llama-3.1-8b",
+            "--gpu",
+            "H100",
+            "--concurrency",
+            "4",
+            "--json",
+        ][..],
+        &["fit", "llama-3.1-8b", "--gpu", "H100", "--find", "context"],
+    ] {
+        let o = vramfit(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("note: `H100` read as NVIDIA H100 SXM5 80GB"),
+            "{args:?}: {err}"
+        );
+    }
     // An exact name has no notice and no field.
     let j = json(&[
         "plan",

@@ -13,7 +13,10 @@ use vramfit_core::units::{fmt_count, fmt_usd};
 /// `fit`: exit 1 when the answer is "none fits".
 pub fn run(cat: &Catalog, a: &FitArgs, load: Loader) -> Res<Output> {
     let (p, inputs) = resolve(cat, &a.plan, load)?;
-    Ok(render(cat, &p, &inputs, a))
+    let o = render(cat, &p, &inputs, a);
+    // `--find cheapest` ranks every catalog GPU: `--gpu` names none of its answer.
+    let gpu = (!matches!(a.find, crate::args::Find::Cheapest)).then_some(a.plan.gpu.as_str());
+    Ok(crate::cmd::plan::with_gpu_note(o, cat, gpu))
 }
 
 /// What `fit` prints for a resolved plan.

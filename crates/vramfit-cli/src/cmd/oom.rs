@@ -7,8 +7,12 @@ use std::fmt::Write as _;
 use vramfit_core::catalog::Catalog;
 use vramfit_core::plan;
 
-/// `oom` on the pasted `text`.
+/// `oom` on the pasted `text` (an ambiguous `--gpu`'s notice on stderr).
 pub fn run(cat: &Catalog, a: &OomArgs, text: &str) -> Res<Output> {
+    explain(cat, a, text).map(|o| crate::cmd::plan::with_gpu_note(o, cat, a.gpu.as_deref()))
+}
+
+fn explain(cat: &Catalog, a: &OomArgs, text: &str) -> Res<Output> {
     let model = match &a.model {
         Some(m) => Some(plan::resolve_model(cat, m).map_err(usage)?),
         None => None,

@@ -133,6 +133,18 @@ pub fn gpu_notice(cat: &Catalog, gpu: &str) -> Option<String> {
     cat.resolve_gpu(gpu).ok().and_then(|m| m.notice)
 }
 
+/// `o` with the `--gpu` notice on stderr (the commands whose JSON has no `gpu_notice`
+/// field: `fit`, `scale`, `oom`).
+pub fn with_gpu_note(o: Output, cat: &Catalog, gpu: Option<&str>) -> Output {
+    match gpu.and_then(|g| gpu_notice(cat, g)) {
+        Some(n) => Output {
+            stderr: format!("vramfit: note: {n}\n"),
+            ..o
+        },
+        None => o,
+    }
+}
+
 /// What `plan` (`check` = false) or `check` prints for a plan, and its exit status; the
 /// `--gpu` notice goes into `gpu_notice` in the JSON, a note on stderr otherwise.
 pub fn render_noted(p: &Plan, a: &PlanArgs, check: bool, notice: Option<String>) -> Output {

@@ -11,8 +11,12 @@ use vramfit_core::plan;
 use vramfit_core::throughput::Load;
 use vramfit_core::units::{fmt_num, real};
 
-/// `scale`: the points as JSON, or a table.
+/// `scale`: the points as JSON, or a table (an ambiguous `--gpu`'s notice on stderr).
 pub fn run(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
+    points(cat, a).map(|o| crate::cmd::plan::with_gpu_note(o, cat, Some(&a.plan.gpu)))
+}
+
+fn points(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
     let inputs = inputs_of(&a.plan)?;
     let lengths = match (a.input_len, a.output_len) {
         (Some(i), Some(o)) => Some((i, o)),
