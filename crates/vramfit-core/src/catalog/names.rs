@@ -18,10 +18,12 @@
 //! - **Memory**: a number glued to or followed by `GB`, `G`, `GiB` (`80GB`, `80 GB`, `80G`,
 //!   `80GiB`, `141GB`), or `MiB`/`MB` (nvidia-smi's `81559MiB`, read as GiB: /1024).
 //!   It agrees with an entry whose `memory_marketed_gb` is within 8 %: the same part is
-//!   quoted as 180 and 192 GB (B200: NVIDIA's first HGX B200 page said 192 GB, the
-//!   shipping spec 180 GB), 186 and 192 GB (GB200), 138–141 (H200 as CUDA counts it,
-//!   `~138 GiB` in logs), while the closest two sizes of one family differ by more
-//!   (H100 80 vs 94 GB: 17 %; A100 40 vs 80; V100 16 vs 32).
+//!   quoted at more than one size — B200 180 GB marketed on HGX B200, 192 GB on the package
+//!   (the catalog's b200 notes, huggingface.js#1539); GB200 186 GB per GPU, `GB200 192GB` in
+//!   TensorRT-LLM's perf overview; H200 141 GB, `143GB` in a benchmark README and `~138 GiB`
+//!   as CUDA counts it in an SGLang log (`tests/data/measurements.csv`) — while the closest
+//!   two sizes of one family differ by more (H100 80 vs 94 GB: 17.5 %; A100 40 vs 80; V100
+//!   16 vs 32).
 //! - **Memory type**: `HBM2`, `HBM2e`, `HBM3`, `HBM3e`, `GDDR6`, `GDDR6X`, `GDDR7`,
 //!   `LPDDR5(X)`, compared by generation without the `e`/`X` suffix (`H200 141GB HBM3` in
 //!   vendors' tables names the HBM3e part; the PCIe H100 is HBM2e, so `80GB HBM3` is SXM).
@@ -48,12 +50,14 @@
 //! family alias: `H100` on `h100-sxm`, `A100` on `a100-80gb-sxm`, `V100` on `v100-32gb`,
 //! `H200` on `h200-sxm`, `RTX PRO 6000` on the Workstation Edition, `A100 PCIe` on
 //! `a100-80gb-pcie`); else the first in catalog order (SXM before PCIe in every family).
-//! The evidence for those aliases: the H100, A100 and H200 rows of the measurements
-//! (`tests/data/measurements.csv`) name the SXM parts (vLLM's and SGLang's logs on DGX/HGX
-//! nodes, `NVIDIA H100 80GB HBM3` = SXM5), MLPerf Inference v4.1–v5.0 lists the SXM
-//! parts for H100/H200/A100; the A100 80GB PCIe is the A100 PCIe that clouds rent
-//! (`NVIDIA A100 80GB PCIe` in nvidia-smi output of engines' issues); the V100 that
-//! clouds still rent is the 32 GB SXM2 (p3dn, DGX-1V). The match carries the others and a
+//! The evidence for those aliases: every H100, A100 and H200 row of the measurements
+//! (`tests/data/measurements.csv`: vLLM's and SGLang's logs and benchmark pages, mostly on
+//! DGX/HGX nodes) names or implies the SXM part, and `NVIDIA H100 80GB HBM3` — nvidia-smi's
+//! name of the SXM5 — is the H100 spelling of the engines' issues (`tests/data/
+//! gpu_spellings.csv`); NVIDIA's TensorRT-LLM perf overview measures on SXM parts
+//! (NVIDIA/TensorRT-LLM#281: 'based on SXM and 80GB memory'); the A100 PCIe of the engines'
+//! collect_env output is the 80 GB card (vllm-project/vllm#14944, #13415); the bare
+//! `V100` alias was on the 32 GB SXM2 before this resolver. The match carries the others and a
 //! notice naming them.
 //!
 //! **Suggestions** for an unknown name rank entries by token similarity: each model word
