@@ -14,7 +14,8 @@
 //!   `Graphics`, `Generation`, `Edition`, `GPU`, `VF` (rocm-smi names an SR-IOV virtual
 //!   function `AMD Instinct MI300X VF`, the same chip), `HGX`/`DGX` (the baseboard or system
 //!   sold with the chip), `NVL72`-style rack names, MLPerf's AMD partition modes (`NPS1`,
-//!   `SPX`, `CPX`) and board power (`750W`).
+//!   `SPX`, `CPX`), board power (`750W`), and the index after `GPU` in `GPU 0: NVIDIA …`
+//!   (collect_env's and `nvidia-smi -L`'s lines).
 //! - **Memory**: a number glued to or followed by `GB`, `G`, `GiB` (`80GB`, `80 GB`, `80G`,
 //!   `80GiB`, `141GB`), or `MiB`/`MB` (nvidia-smi's `81559MiB`, read as GiB: /1024).
 //!   It agrees with an entry whose `memory_marketed_gb` is within 8 %: the same part is
@@ -264,6 +265,11 @@ impl Spec {
                     i += usize::from(u.is_empty());
                     continue;
                 }
+            }
+            // `GPU 0: NVIDIA …` (collect_env, `nvidia-smi -L`): the index is no model word.
+            let index = i >= 2 && ws[i - 2].0 == "gpu" && w.bytes().all(|b| b.is_ascii_digit());
+            if index {
+                continue;
             }
             if let Some(t) = memory_type(w) {
                 s.memory_type = Some(t);

@@ -211,7 +211,8 @@ fn v100_typos_suggest_the_v100s_first() {
         "{:?}",
         e.suggestions
     );
-    // `V100S` (the PCIe V100S, not in the catalog): `v` 6, `100` 6, `s` 0: 12.
+    // `V100S` (vllm-project/vllm#10147's collect_env; not in the catalog): `v` 6, `100` 6,
+    // `s` 0: 12.
     let e = c.resolve_gpu("Tesla V100S-PCIE-32GB").unwrap_err();
     assert_eq!(e.suggestions[0], "v100-32gb", "{:?}", e.suggestions);
 }
