@@ -13,7 +13,8 @@
 //!   `Apple`), the brands (`Tesla`, `GeForce`, `Quadro`, `Radeon`, `Instinct`, `Arc`), and
 //!   `Graphics`, `Generation`, `Edition`, `GPU`, `VF` (rocm-smi names an SR-IOV virtual
 //!   function `AMD Instinct MI300X VF`, the same chip), `HGX`/`DGX` (the baseboard or system
-//!   sold with the chip), `NVL72`-style rack names, MLPerf's AMD partition modes (`NPS1`,
+//!   sold with the chip), `Grace`/`Superchip` (the CPU packaged with it: `GH200 Grace Hopper
+//!   Superchip`), `NVL72`-style rack names, MLPerf's AMD partition modes (`NPS1`,
 //!   `SPX`, `CPX`), board power (`750W`), and the index after `GPU` in `GPU 0: NVIDIA …`
 //!   (collect_env's and `nvidia-smi -L`'s lines).
 //! - **Memory**: a number glued to or followed by `GB`, `G`, `GiB` (`80GB`, `80 GB`, `80G`,
@@ -121,7 +122,7 @@ pub struct Spec {
     pub truncated: Option<String>,
 }
 
-const NOISE: [&str; 22] = [
+const NOISE: [&str; 24] = [
     "nvidia",
     "amd",
     "intel",
@@ -144,6 +145,8 @@ const NOISE: [&str; 22] = [
     "qpx",
     "cpx",
     "express",
+    "grace",
+    "superchip",
 ];
 
 fn is_noise(w: &str) -> bool {
