@@ -31,6 +31,8 @@
 //!   vendors' tables names the HBM3e part; the PCIe H100 is HBM2e, so `80GB HBM3` is SXM).
 //! - **Form factor**: `SXM`, `SXM2`…`SXM6`, `PCIe`, `NVL`, `OAM`, `Server` (Edition),
 //!   `Workstation` (Edition) and `Max-Q` (the 300 W Workstation Edition).
+//! - **Cut names**: nvidia-smi cuts long names to fit its table (`NVIDIA RTX PRO 6000
+//!   Blac...`); after a trailing `...` the last word may be the start of an entry's word.
 //! - **Model words**: everything else, split where letters meet digits (`RTX4090` =
 //!   `RTX 4090`, `Gaudi3` = `Gaudi 3`) and compared as a set (`RTX 6000 Pro` =
 //!   `RTX PRO 6000`). They must agree exactly with the entry's name or one of its aliases:
@@ -67,8 +69,9 @@
 //! more characters differs from it by one character (`1000` ~ `100`; single letters are
 //! family prefixes and score only when equal), and each entry word the name lacks costs 1;
 //! the memory and form factor add 1 each when they agree; ties keep catalog order. So
-//! `H100 40GB` suggests the H100s first (`h` and `100`: 12) ahead of the A100 40GB (`100`
-//! and the memory: 7), `V100S` the V100s.
+//! `H100 40GB` suggests the H100s first (`h` and `100`: 12), then the H200s (`h`, `100` ~
+//! `200`, `200` lacking: 7), ahead of the A100 40GB (`100`, the memory, `a` lacking: 6);
+//! `V100S` suggests the V100s.
 
 use super::{Catalog, Gpu};
 

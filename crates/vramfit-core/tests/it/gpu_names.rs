@@ -262,4 +262,11 @@ fn garbage_is_unknown_never_a_panic() {
     ] {
         assert!(c.resolve_gpu(name).is_err(), "`{name}`");
     }
+    // No word in common with any entry: nothing to suggest, and the message says so.
+    let e = c.resolve_gpu("zzzz").unwrap_err();
+    assert!(e.suggestions.is_empty());
+    assert_eq!(
+        e.to_string(),
+        "unknown GPU `zzzz`; no catalog GPU shares a word with it"
+    );
 }
