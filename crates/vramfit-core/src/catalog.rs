@@ -193,7 +193,8 @@ pub struct Gpu {
     /// Source of `memory_cuda_total_mib`.
     #[serde(default)]
     pub memory_cuda_total_source: Option<String>,
-    /// Apple: fraction of unified memory the GPU may use.
+    /// Unified-memory parts (Apple, DGX Spark, Jetson, Ryzen AI Max): fraction of the memory
+    /// the GPU may use (OS cap, driver default, or measured free share; the entry says which).
     pub unified_memory_gpu_fraction: Option<f64>,
     /// Peak memory bandwidth, GB/s.
     pub memory_bandwidth_gb_per_s: f64,
@@ -224,7 +225,7 @@ impl Gpu {
         self.memory_usable_mib.saturating_mul(1 << 20)
     }
 
-    /// Memory the engine sees (CUDA's total; for Apple the GPU's share of unified memory),
+    /// Memory the engine sees (CUDA's total; on unified memory the GPU's share of it),
     /// bytes. Where CUDA's total was not measured: nvidia-smi's total less
     /// [`DRIVER_RESERVE_MIB`] (measured deficits: H100 470 MiB, A100-40GB 450, RTX 4090 347).
     #[must_use]

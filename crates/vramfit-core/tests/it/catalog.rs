@@ -145,6 +145,73 @@ fn nvidia_smi_names_resolve() {
     }
 }
 
+/// The accelerators issue 16 adds (their ids are contracts) carry the memory their tools
+/// report, each number worked out by hand from the log the entry cites.
+#[test]
+fn issue_16_accelerators_carry_their_measured_memory() {
+    let c = cat();
+    let g = |id: &str| c.gpu(id).unwrap_or_else(|| panic!("{id} missing"));
+    for id in [
+        "gh200-96gb",
+        "gh200-144gb",
+        "dgx-spark-gb10",
+        "ryzen-ai-max-395",
+        "h20",
+        "h800-sxm",
+        "a800-sxm-80gb",
+        "l20",
+        "mi250x",
+        "mi210",
+        "rtx-5060-ti-16gb",
+        "rtx-4060-ti-16gb",
+        "rtx-3060-12gb",
+        "rtx-a5000",
+        "rtx-a4000",
+        "arc-pro-b60",
+        "jetson-agx-orin-64gb",
+        "jetson-agx-thor",
+    ] {
+        assert_eq!(g(id).id, id);
+    }
+    // H20: nvidia-smi '0MiB / 97871MiB'; no CUDA total measured, so less the 450 MiB driver
+    // reserve: (97871 - 450) x 2^20 = 97421 x 1,048,576 = 102,153,322,496 B.
+    assert_eq!(g("h20").smi_total_bytes(), 97_871 * 1_048_576);
+    assert_eq!(g("h20").usable_bytes(), 102_153_322_496);
+    // GH200 'NVIDIA GH200 480GB': the 480 GB counts Grace's LPDDR5X, the GPU has 96 GB HBM3;
+    // nvidia-smi 97871 MiB -> usable 97421 MiB = 95.14 GiB, below 96 GiB = 103,079,215,104 B.
+    let gh = g("NVIDIA GH200 480GB");
+    assert_eq!(gh.id, "gh200-96gb");
+    assert_eq!(gh.usable_bytes(), 102_153_322_496);
+    assert!(gh.usable_bytes() < 96 << 30);
+    // MI250X: rocm-smi 'VRAM Total Memory (B): 68702699520' per device = 65520 x 2^20 exactly;
+    // one entry is one GCD (ROCm shows two per module), 4 modules a node = 8 GPUs.
+    let mi = g("AMD Instinct MI250X");
+    assert_eq!(mi.usable_bytes(), 68_702_699_520);
+    assert_eq!(mi.memory_marketed_gb, 64.0);
+    assert_eq!(mi.gpus_per_node(), 8);
+    // MI210: the same 68,702,699,520 B as one MI250X GCD (rocm-smi, Card Model 0x740f).
+    assert_eq!(g("mi210").usable_bytes(), g("mi250x").usable_bytes());
+    // DGX Spark: CUDA total 121.69 GiB -> 124610 MiB; free at boot 102.2 GiB / 121.69 = 0.84;
+    // 124610 x 1,048,576 = 130,663,055,360 B x 0.84 = 109,756,966,502.4 -> 109,756,966,502 B.
+    assert_eq!(g("NVIDIA GB10").usable_bytes(), 109_756_966_502);
+    // Ryzen AI Max+ 395: Linux default GTT = 1/2 of RAM: 131072 MiB x 2^20 / 2 = 64 GiB.
+    assert_eq!(g("ryzen-ai-max-395").usable_bytes(), 64 << 30);
+    // L20: PyTorch 'total capacity: 44.53 GiB' -> 44.53 x 1024 = 45598.7 -> 45599 MiB
+    // = 47,814,017,024 B, below nvidia-smi's 46068 MiB.
+    assert_eq!(g("NVIDIA L20").usable_bytes(), 47_814_017_024);
+    // H800 / A800: same silicon as H100 SXM / A100 80GB SXM, NVLink cut to 400 GB/s
+    // bidirectional = 200 GB/s per direction (H100 900 -> 450, A100 600 -> 300).
+    let (h800, h100) = (g("NVIDIA H800 80GB HBM3"), g("h100-sxm"));
+    assert_eq!(h800.dense_tflops, h100.dense_tflops);
+    assert_eq!((h800.link_gb_per_s(), h100.link_gb_per_s()), (200.0, 450.0));
+    let (a800, a100) = (g("NVIDIA A800-SXM4-80GB"), g("a100-80gb-sxm"));
+    assert_eq!(a800.dense_tflops, a100.dense_tflops);
+    assert_eq!((a800.link_gb_per_s(), a100.link_gb_per_s()), (200.0, 300.0));
+    // H20: 148 dense BF16 TFLOPS = 148 / 989.4 = 15% of H100 SXM, same 900 GB/s NVLink.
+    assert_eq!(g("h20").dense_tflops.bf16, Some(148.0));
+    assert_eq!(g("h20").link_gb_per_s(), 450.0);
+}
+
 #[test]
 fn parameter_counts_match_official_counts() {
     let mut failures = Vec::new();
