@@ -27,6 +27,10 @@
 use serde_json::Value;
 use std::fmt;
 
+pub mod aliases;
+
+use aliases::Concept;
+
 /// How the attention of one layer stores its KV cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum LayerAttention {
@@ -37,6 +41,121 @@ pub enum LayerAttention {
         /// Window length in tokens.
         window: u64,
     },
+    /// Linear attention or a state-space (Mamba) mixer: a constant state per request, no
+    /// per-token KV (vLLM `MambaSpec`).
+    Recurrent,
+    /// No token mixer at all (Nemotron-H's MLP-only and MoE-only layers): no cache.
+    MlpOnly,
+}
+
+/// KV shape of the global (full-attention) layers where it differs from the others
+/// (Gemma 4: `global_head_dim`, `num_global_key_value_heads`; vLLM `gemma4.py`
+/// `Gemma4DecoderLayer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct GlobalAttention {
+    /// KV heads of the global layers.
+    pub kv_heads: u64,
+    /// Head dimension of the global layers.
+    pub head_dim: u64,
+    /// `attention_k_eq_v`: the checkpoint has no V projection on these layers. vLLM loads
+    /// K into both the K and V slots of `qkv_proj` and caches K and V as for any layer, so
+    /// the KV cache is unchanged; only the checkpoint's parameter count drops.
+    pub k_eq_v: bool,
+}
+
+/// The constant per-request state of a recurrent layer (vLLM
+/// `vllm/model_executor/layers/mamba/mamba_utils.py`, `MambaStateShapeCalculator`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum RecurrentState {
+    /// Qwen3-Next GatedDeltaNet: conv state `(2·k_heads·k_dim + v_heads·v_dim) × (kernel − 1)`
+    /// and temporal state `v_heads × v_dim × k_dim` (`gated_delta_net_state_shape`).
+    GatedDeltaNet {
+        /// `linear_num_key_heads`.
+        key_heads: u64,
+        /// `linear_num_value_heads`.
+        value_heads: u64,
+        /// `linear_key_head_dim`.
+        key_head_dim: u64,
+        /// `linear_value_head_dim`.
+        value_head_dim: u64,
+        /// `linear_conv_kernel_dim`.
+        conv_kernel: u64,
+    },
+    /// Mamba2 (Nemotron-H, Bamba): conv state `(heads·head_dim + 2·groups·state) ×
+    /// (kernel − 1)` and temporal state `heads × head_dim × state` (`mamba2_state_shape`).
+    Mamba2 {
+        /// `mamba_num_heads`.
+        heads: u64,
+        /// `mamba_head_dim`.
+        head_dim: u64,
+        /// `ssm_state_size`.
+        state_size: u64,
+        /// `n_groups`.
+        groups: u64,
+        /// `conv_kernel`.
+        conv_kernel: u64,
+    },
+}
+
+impl RecurrentState {
+    /// State elements of one layer on one GPU at tensor parallelism `tp` (heads and
+    /// channels split over TP, as `divide(…, tp_world_size)` does).
+    #[must_use]
+    pub fn elements(&self, tp: u64) -> u64 {
+        let tp = tp.max(1);
+        match *self {
+            Self::GatedDeltaNet {
+                key_heads,
+                value_heads,
+                key_head_dim,
+                value_head_dim,
+                conv_kernel,
+            } => {
+                let conv_dim = 2 * key_heads * key_head_dim + value_heads * value_head_dim;
+                conv_dim / tp * conv_kernel.saturating_sub(1)
+                    + value_heads / tp * value_head_dim * key_head_dim
+            }
+            Self::Mamba2 {
+                heads,
+                head_dim,
+                state_size,
+                groups,
+                conv_kernel,
+            } => {
+                let conv_dim = heads * head_dim + 2 * groups * state_size;
+                conv_dim / tp * conv_kernel.saturating_sub(1) + heads / tp * head_dim * state_size
+            }
+        }
+    }
+}
+
+/// A value the config did not give, filled in so that sizing goes on; shown as a warning.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Assumption {
+    /// The concept (the usual field name).
+    pub field: String,
+    /// The value assumed.
+    pub value: String,
+    /// Why this value.
+    pub why: String,
+}
+
+impl fmt::Display for Assumption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "assumed {} = {}: {}", self.field, self.value, self.why)
+    }
+}
+
+/// Where a derived number comes from: an open list other readers (weights from headers)
+/// add to.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Provenance {
+    /// What the number is (`experts_per_token`, `kv_heads.global`, …).
+    pub quantity: String,
+    /// `config`, `headers`, `default` (the transformers class default) or `assumption`.
+    pub source: String,
+    /// The field it was read from, or why it was assumed.
+    pub detail: String,
 }
 
 /// Multi-head latent attention ranks (DeepSeek-V2/V3, Kimi K2).
@@ -121,6 +240,21 @@ pub struct ModelArch {
     pub stored_fp32: bool,
     /// Rotary-embedding cos/sin cache vLLM allocates at model init (replicated on every GPU).
     pub rope_cache_bytes: u64,
+    /// KV shape of the full-attention layers where it differs (Gemma 4).
+    pub global_attention: Option<GlobalAttention>,
+    /// The last `num_kv_shared_layers` layers reuse an earlier layer's KV (allocate none).
+    pub kv_shared_layers: u64,
+    /// State of the recurrent layers (linear attention, Mamba), if any.
+    pub recurrent: Option<RecurrentState>,
+    /// Every MoE layer also has the dense MLP beside its experts (Gemma 4
+    /// `enable_moe_block`: `mlp` and `moe` both run, vLLM `Gemma4DecoderLayer`).
+    pub dense_beside_moe: bool,
+    /// Full-attention q projection doubled by an output gate (Qwen3-Next `attn_output_gate`).
+    pub attn_output_gate: bool,
+    /// Values the config did not give and the reader assumed (each also a plan warning).
+    pub assumptions: Vec<Assumption>,
+    /// Where each derived number came from.
+    pub provenance: Vec<Provenance>,
 }
 
 /// A `config.json` that cannot be used.
@@ -211,6 +345,21 @@ fn with_class_defaults(c: &Value) -> Value {
             ("sliding_window_pattern", Value::from(6u64)),
             ("tie_word_embeddings", Value::from(true)),
         ],
+        // `Gemma4TextConfig` (transformers `models/gemma4/configuration_gemma4.py` at
+        // 008e574): its field defaults, and `global_head_dim` popped with default 512.
+        Some("gemma4_text") => &[
+            ("vocab_size", Value::from(262_144u64)),
+            ("hidden_size", Value::from(2304u64)),
+            ("intermediate_size", Value::from(9216u64)),
+            ("num_hidden_layers", Value::from(30u64)),
+            ("num_attention_heads", Value::from(8u64)),
+            ("num_key_value_heads", Value::from(4u64)),
+            ("head_dim", Value::from(256u64)),
+            ("global_head_dim", Value::from(512u64)),
+            ("max_position_embeddings", Value::from(131_072u64)),
+            ("sliding_window", Value::from(512u64)),
+            ("tie_word_embeddings", Value::from(true)),
+        ],
         _ => &[],
     };
     if let Value::Object(map) = &mut out {
@@ -219,6 +368,154 @@ fn with_class_defaults(c: &Value) -> Value {
         }
     }
     out
+}
+
+/// Reads concepts through the alias table and records where each value came from.
+struct Reader<'a> {
+    c: &'a Value,
+    assumptions: Vec<Assumption>,
+    provenance: Vec<Provenance>,
+}
+
+impl Reader<'_> {
+    /// The value of `concept`, recorded as read from the spelling found.
+    fn u64(&mut self, concept: Concept, quantity: &str) -> Option<u64> {
+        let (key, v) = aliases::find_u64(self.c, concept)?;
+        self.note(quantity, "config", key);
+        Some(v)
+    }
+
+    fn note(&mut self, quantity: &str, source: &str, detail: &str) {
+        self.provenance.push(Provenance {
+            quantity: quantity.to_string(),
+            source: source.to_string(),
+            detail: detail.to_string(),
+        });
+    }
+
+    fn assume(&mut self, field: &str, value: String, why: String) {
+        self.provenance.push(Provenance {
+            quantity: field.to_string(),
+            source: "assumption".to_string(),
+            detail: why.clone(),
+        });
+        self.assumptions.push(Assumption {
+            field: field.to_string(),
+            value,
+            why,
+        });
+    }
+
+    /// `concept`, or `default` recorded as an assumption naming `why`.
+    fn u64_or_assume(&mut self, concept: Concept, quantity: &str, default: u64, why: &str) -> u64 {
+        self.u64(concept, quantity).unwrap_or_else(|| {
+            self.assume(
+                quantity,
+                default.to_string(),
+                format!(
+                    "absent (tried {}); {why}",
+                    aliases::row(concept).keys.join(", ")
+                ),
+            );
+            default
+        })
+    }
+}
+
+/// What a `layer_types` entry means for the cache.
+#[derive(Clone, Copy)]
+enum Kind {
+    Sliding,
+    Full,
+    Recurrent,
+}
+
+/// The cache kind of a `layer_types` string, `None` when unknown. Spellings: transformers
+/// `sliding_attention`, `full_attention` (Gemma 3/4, gpt-oss), `linear_attention`
+/// (Qwen3-Next, Qwen3.5), `chunked_attention` (Llama 4), `mamba` / `attention`
+/// (Granite-4 `layers_block_type`), `recurrent` (RecurrentGemma).
+fn layer_kind_of(s: &str) -> Option<Kind> {
+    let s = s.to_ascii_lowercase();
+    if s.contains("sliding") || s.contains("chunk") || s.contains("local") {
+        Some(Kind::Sliding)
+    } else if ["linear", "mamba", "recurrent", "ssm", "delta", "rwkv", "conv"]
+        .iter()
+        .any(|k| s.contains(k))
+    {
+        Some(Kind::Recurrent)
+    } else if s.contains("full") || s.contains("global") || s == "attention" || s == "attn" {
+        Some(Kind::Full)
+    } else {
+        None
+    }
+}
+
+/// The experts-per-token of released MoE models with `experts` routed experts, for a config
+/// that does not say: Mixtral 8 → 2; gpt-oss-20b 32 → 4; DeepSeek-V2-Lite 64 → 6;
+/// Qwen3-MoE 128 → 8, Gemma 4 26B-A4B 128 → 8, DeepSeek-V3 256 → 8, Kimi K2 384 → 8;
+/// Qwen3-Next 512 → 10 (each model's `config.json`).
+fn common_experts_per_token(experts: u64) -> (u64, &'static str) {
+    let (k, why) = match experts {
+        0..=8 => (2, "the usual top-2 of 8-expert models (Mixtral 8x7B)"),
+        9..=32 => (4, "the usual top-4 of 16-32-expert models (gpt-oss-20b: 4 of 32)"),
+        33..=64 => (6, "the usual top-6 of 64-expert models (DeepSeek-V2-Lite)"),
+        65..=384 => (
+            8,
+            "the usual top-8 of 128-384-expert models (Qwen3-MoE, Gemma 4, DeepSeek-V3, Kimi K2)",
+        ),
+        _ => (10, "the usual top-10 of 512-expert models (Qwen3-Next)"),
+    };
+    (k.min(experts), why)
+}
+
+/// The recurrent state of a model with linear-attention or Mamba layers: GatedDeltaNet
+/// when the config has `linear_*` fields, Mamba2 when it has `mamba_*` ones; missing
+/// fields take the transformers class defaults (`Qwen3NextConfig`, `NemotronHConfig`) as
+/// stated assumptions.
+fn recurrent_state(rd: &mut Reader<'_>) -> Option<RecurrentState> {
+    let has = |c: &Value, concept| aliases::find(c, concept).is_some();
+    if has(rd.c, Concept::LinearKeyHeads) || has(rd.c, Concept::LinearValueHeads) {
+        let why = "the Qwen3NextConfig default";
+        Some(RecurrentState::GatedDeltaNet {
+            key_heads: rd.u64_or_assume(Concept::LinearKeyHeads, "linear_num_key_heads", 16, why),
+            value_heads: rd.u64_or_assume(
+                Concept::LinearValueHeads,
+                "linear_num_value_heads",
+                32,
+                why,
+            ),
+            key_head_dim: rd.u64_or_assume(
+                Concept::LinearKeyHeadDim,
+                "linear_key_head_dim",
+                128,
+                why,
+            ),
+            value_head_dim: rd.u64_or_assume(
+                Concept::LinearValueHeadDim,
+                "linear_value_head_dim",
+                128,
+                why,
+            ),
+            conv_kernel: rd.u64_or_assume(Concept::ConvKernel, "conv_kernel", 4, why),
+        })
+    } else if has(rd.c, Concept::MambaHeads) || has(rd.c, Concept::SsmStateSize) {
+        let why = "the NemotronHConfig default";
+        Some(RecurrentState::Mamba2 {
+            heads: rd.u64_or_assume(Concept::MambaHeads, "mamba_num_heads", 128, why),
+            head_dim: rd.u64_or_assume(Concept::MambaHeadDim, "mamba_head_dim", 64, why),
+            state_size: rd.u64_or_assume(Concept::SsmStateSize, "ssm_state_size", 128, why),
+            groups: rd.u64_or_assume(Concept::MambaGroups, "n_groups", 8, why),
+            conv_kernel: rd.u64_or_assume(Concept::ConvKernel, "conv_kernel", 4, why),
+        })
+    } else {
+        rd.assume(
+            "recurrent_state",
+            "0 bytes".into(),
+            "the config has linear-attention or Mamba layers but none of the state-size              fields (linear_num_value_heads, mamba_num_heads, ssm_state_size): their              per-request state is not counted"
+                .into(),
+        );
+        None
+    }
 }
 
 /// Upper bound on any single dimension, to keep all products inside u64.
@@ -273,11 +570,19 @@ impl ModelArch {
             .or_else(|| get_str(root, "model_type"))
             .unwrap_or("")
             .to_string();
-        let hidden = first_u64(c, &["hidden_size", "n_embd", "d_model"])
+        let mut rd = Reader {
+            c,
+            assumptions: Vec::new(),
+            provenance: Vec::new(),
+        };
+        let hidden = rd
+            .u64(Concept::Hidden, "hidden")
             .ok_or(ConfigError::MissingField("hidden_size"))?;
-        let layers = first_u64(c, &["num_hidden_layers", "n_layer", "num_layers"])
+        let layers = rd
+            .u64(Concept::Layers, "layers")
             .ok_or(ConfigError::MissingField("num_hidden_layers"))?;
-        let heads = first_u64(c, &["num_attention_heads", "n_head"])
+        let heads = rd
+            .u64(Concept::Heads, "heads")
             .ok_or(ConfigError::MissingField("num_attention_heads"))?;
         let vocab = require(c, "vocab_size")
             .or_else(|_| require(root, "vocab_size"))
@@ -296,6 +601,7 @@ impl ModelArch {
                 });
             }
         }
+        let n_layers = usize::try_from(layers).unwrap_or(0);
         let is_falcon = model_type == "falcon" || architecture.starts_with("Falcon");
         let kv_heads = if is_falcon {
             if get_bool(c, "new_decoder_architecture") == Some(true) {
@@ -306,17 +612,17 @@ impl ModelArch {
                 heads
             }
         } else if get_bool(c, "multi_query") == Some(true) {
+            rd.note("kv_heads", "config", "multi_query = true: one KV head");
             1
         } else {
-            first_u64(
-                c,
-                &[
-                    "num_key_value_heads",
-                    "num_kv_heads",
-                    "multi_query_group_num",
-                ],
-            )
-            .unwrap_or(heads)
+            rd.u64(Concept::KvHeads, "kv_heads").unwrap_or_else(|| {
+                rd.note(
+                    "kv_heads",
+                    "default",
+                    "absent: num_attention_heads (multi-head attention, the transformers default)",
+                );
+                heads
+            })
         };
         if kv_heads == 0 || kv_heads > heads {
             return Err(ConfigError::BadField {
@@ -324,7 +630,7 @@ impl ModelArch {
                 reason: format!("{kv_heads} must be between 1 and num_attention_heads ({heads})"),
             });
         }
-        let head_dim = match get_u64(c, "head_dim") {
+        let head_dim = match rd.u64(Concept::HeadDim, "head_dim") {
             Some(h) if h > 0 => h,
             _ => {
                 if hidden % heads != 0 {
@@ -335,6 +641,11 @@ impl ModelArch {
                         ),
                     });
                 }
+                rd.note(
+                    "head_dim",
+                    "default",
+                    "absent: hidden_size / num_attention_heads (the transformers default)",
+                );
                 hidden / heads
             }
         };
@@ -344,20 +655,28 @@ impl ModelArch {
                 reason: "out of range".into(),
             });
         }
-        let intermediate = first_u64(c, &["intermediate_size", "ffn_hidden_size", "n_inner"])
-            .or_else(|| get_u64(c, "ffn_dim"))
-            .unwrap_or(4 * hidden);
+        let intermediate = rd
+            .u64(Concept::Intermediate, "intermediate")
+            .unwrap_or_else(|| {
+                rd.note(
+                    "intermediate",
+                    "default",
+                    "absent: 4 × hidden_size (GPT-2's `n_inner = None`)",
+                );
+                4 * hidden
+            });
         if intermediate > MAX_DIM {
             return Err(ConfigError::BadField {
                 field: "intermediate_size",
                 reason: "out of range".into(),
             });
         }
+        let is_gemma4 = model_type.starts_with("gemma4");
         let tied_embeddings = get_bool(c, "tie_word_embeddings")
             .or_else(|| get_bool(root, "tie_word_embeddings"))
             .unwrap_or(matches!(
                 model_type.as_str(),
-                "gemma" | "gemma2" | "gemma3_text" | "gemma3"
+                "gemma" | "gemma2" | "gemma3_text" | "gemma3" | "gemma4_text" | "gemma4"
             ));
         let is_phi2 = model_type == "phi" || architecture == "PhiForCausalLM";
         let gated_mlp =
@@ -371,6 +690,7 @@ impl ModelArch {
         let norm_bias = is_phi2 || is_falcon;
         let norms_per_layer = if model_type.starts_with("gemma2")
             || model_type.starts_with("gemma3")
+            || is_gemma4
         {
             4
         } else if is_phi2 || (is_falcon && get_bool(c, "new_decoder_architecture") != Some(true)) {
@@ -378,18 +698,55 @@ impl ModelArch {
         } else {
             2
         };
-        let qk_norm = model_type.starts_with("qwen3") || model_type.starts_with("gemma3");
+        let qk_norm =
+            model_type.starts_with("qwen3") || model_type.starts_with("gemma3") || is_gemma4;
+
+        // Nemotron-H: one mixer per layer, spelled one letter a layer.
+        let hybrid_pattern: Option<Vec<char>> = aliases::find(c, Concept::HybridPattern)
+            .and_then(|(_, v)| v.as_str())
+            .map(|s| s.chars().collect());
+        if let Some(p) = &hybrid_pattern {
+            if p.len() != n_layers {
+                return Err(ConfigError::BadField {
+                    field: "hybrid_override_pattern",
+                    reason: format!(
+                        "{} letters for {layers} layers (one letter per layer)",
+                        p.len()
+                    ),
+                });
+            }
+            rd.note("layer_kinds", "config", "hybrid_override_pattern");
+        }
 
         // MoE
-        let experts = first_u64(c, &["num_local_experts", "n_routed_experts", "num_experts"])
+        let experts = rd
+            .u64(Concept::Experts, "experts")
             .filter(|&e| e > 1);
         let moe = if let Some(experts) = experts {
-            let experts_per_token = first_u64(c, &["num_experts_per_tok", "moe_topk", "top_k"])
-                .ok_or(ConfigError::MissingField("num_experts_per_tok"))?;
-            let expert_intermediate =
-                first_u64(c, &["moe_intermediate_size", "expert_intermediate_size"])
-                    .unwrap_or(intermediate);
-            let n_shared = get_u64(c, "n_shared_experts").unwrap_or(0);
+            let experts_per_token = match aliases::find_u64(c, Concept::ExpertsPerToken) {
+                Some((k, v)) => {
+                    rd.note("experts_per_token", "config", k);
+                    v
+                }
+                None => {
+                    let (v, why) = common_experts_per_token(experts);
+                    rd.assume(
+                        "experts_per_token",
+                        v.to_string(),
+                        format!(
+                            "the config names no experts-per-token field (tried {}); {why}",
+                            aliases::row(Concept::ExpertsPerToken).keys.join(", ")
+                        ),
+                    );
+                    v
+                }
+            };
+            let expert_intermediate = rd
+                .u64(Concept::ExpertIntermediate, "expert_intermediate")
+                .unwrap_or(intermediate);
+            let n_shared = rd
+                .u64(Concept::SharedExperts, "shared_experts")
+                .unwrap_or(0);
             // Llama 4: one shared expert of `intermediate_size` in every MoE layer
             // (`Llama4TextMoe.shared_expert`).
             let n_shared = if model_type == "llama4_text" {
@@ -397,7 +754,8 @@ impl ModelArch {
             } else {
                 n_shared
             };
-            let shared_intermediate = get_u64(c, "shared_expert_intermediate_size")
+            let shared_intermediate = rd
+                .u64(Concept::SharedExpertIntermediate, "shared_expert_intermediate")
                 .unwrap_or_else(|| n_shared.saturating_mul(expert_intermediate));
             if experts > 65_536 || experts_per_token > experts || expert_intermediate > MAX_DIM {
                 return Err(ConfigError::BadField {
@@ -410,30 +768,38 @@ impl ModelArch {
                 experts_per_token,
                 expert_intermediate,
                 shared_intermediate,
-                shared_gate: model_type.starts_with("qwen2_moe"),
+                shared_gate: model_type.starts_with("qwen2_moe")
+                    || model_type.starts_with("qwen3_next"),
                 expert_bias: model_type == "gpt_oss",
             })
         } else {
             None
         };
+        let dense_first = rd.u64(Concept::DenseFirstLayers, "dense_first_layers");
+        // Each spelling of the MoE step means its own thing; each is tried as before.
+        let step_rule: Option<(&str, u64)> = aliases::row(Concept::MoeLayerStep)
+            .keys
+            .iter()
+            .find_map(|k| get_u64(c, k).filter(|&s| s > 1).map(|s| (*k, s)));
+        let expert_offset = get_u64(c, "expert_layer_offset").unwrap_or(1);
         let layer_is_moe: Vec<bool> = (0..layers)
             .map(|i| {
                 if moe.is_none() {
                     return false;
                 }
-                if let Some(k) = get_u64(c, "first_k_dense_replace") {
+                if let Some(p) = &hybrid_pattern {
+                    return p.get(usize::try_from(i).unwrap_or(usize::MAX)) == Some(&'E');
+                }
+                if let Some(k) = dense_first {
                     if i < k {
                         return false;
                     }
                 }
-                if let Some(step) = get_u64(c, "interleave_moe_layer_step").filter(|&s| s > 1) {
-                    return (i + 1) % step == 0;
-                }
-                if let Some(freq) = get_u64(c, "moe_layer_freq").filter(|&s| s > 1) {
-                    return i % freq == 0;
-                }
-                if let Some(step) = get_u64(c, "decoder_sparse_step").filter(|&s| s > 1) {
-                    return (i + 1) % step == 0;
+                match step_rule {
+                    Some(("moe_layer_freq", f)) => return i % f == 0,
+                    Some(("expert_layer_period", p)) => return i % p == expert_offset % p,
+                    Some((_, s)) => return (i + 1) % s == 0,
+                    None => {}
                 }
                 if let Some(Value::Array(only)) = c.get("mlp_only_layers") {
                     if only.iter().any(|x| x.as_u64() == Some(i)) {
@@ -452,96 +818,201 @@ impl ModelArch {
         };
 
         // MLA
-        let mla = match get_u64(c, "kv_lora_rank") {
+        let mla = match rd.u64(Concept::KvLoraRank, "kv_lora_rank") {
             Some(kv_lora_rank) if kv_lora_rank > 0 => Some(Mla {
-                q_lora_rank: get_u64(c, "q_lora_rank").filter(|&r| r > 0),
+                q_lora_rank: aliases::find_u64(c, Concept::QLoraRank)
+                    .map(|(_, v)| v)
+                    .filter(|&r| r > 0),
                 kv_lora_rank,
-                qk_rope_head_dim: get_u64(c, "qk_rope_head_dim").unwrap_or(64),
-                qk_nope_head_dim: get_u64(c, "qk_nope_head_dim").unwrap_or(128),
-                v_head_dim: get_u64(c, "v_head_dim").unwrap_or(128),
+                qk_rope_head_dim: aliases::find_u64(c, Concept::QkRopeHeadDim)
+                    .map_or(64, |(_, v)| v),
+                qk_nope_head_dim: aliases::find_u64(c, Concept::QkNopeHeadDim)
+                    .map_or(128, |(_, v)| v),
+                v_head_dim: aliases::find_u64(c, Concept::VHeadDim).map_or(128, |(_, v)| v),
             }),
             _ => None,
         };
 
+        // Global layers' own KV shape (Gemma 4). vLLM `Gemma4DecoderLayer`: full layers use
+        // `global_head_dim`, and `num_global_key_value_heads` only when `attention_k_eq_v`.
+        let k_eq_v = get_bool(c, "attention_k_eq_v").unwrap_or(false);
+        let global_head_dim = rd.u64(Concept::GlobalHeadDim, "head_dim.global");
+        let global_kv_heads = if k_eq_v {
+            rd.u64(Concept::GlobalKvHeads, "kv_heads.global")
+        } else {
+            None
+        };
+        let global_attention = if global_head_dim.is_some() || global_kv_heads.is_some() || k_eq_v
+        {
+            let g = GlobalAttention {
+                kv_heads: global_kv_heads.unwrap_or(kv_heads),
+                head_dim: global_head_dim.unwrap_or(head_dim),
+                k_eq_v,
+            };
+            if g.kv_heads == 0 || g.kv_heads > heads || g.head_dim == 0 || g.head_dim > MAX_DIM {
+                return Err(ConfigError::BadField {
+                    field: "num_global_key_value_heads",
+                    reason: format!(
+                        "{} KV heads of dimension {} is impossible with {heads} heads",
+                        g.kv_heads, g.head_dim
+                    ),
+                });
+            }
+            Some(g)
+        } else {
+            None
+        };
+        let kv_shared_layers = rd
+            .u64(Concept::KvSharedLayers, "kv_shared_layers")
+            .unwrap_or(0);
+        if kv_shared_layers >= layers && kv_shared_layers > 0 {
+            return Err(ConfigError::BadField {
+                field: "num_kv_shared_layers",
+                reason: format!("{kv_shared_layers} shared of {layers} layers leaves none to share"),
+            });
+        }
+
         // Sliding window pattern
-        let window = get_u64(c, "sliding_window").filter(|&w| w > 0);
+        let window = rd
+            .u64(Concept::SlidingWindow, "sliding_window")
+            .filter(|&w| w > 0);
         let use_sw = get_bool(c, "use_sliding_window");
         let chunk = get_u64(c, "attention_chunk_size").filter(|&w| w > 0);
-        let layer_attention: Vec<LayerAttention> =
-            if let (Some(w), "llama4_text") = (chunk, model_type.as_str()) {
-                // Llama 4: 3 of 4 layers use chunked local attention (KV capped at the chunk,
-                // vLLM `ChunkedLocalAttentionSpec`); every 4th is global NoPE.
+        let full_interval = get_u64(c, "full_attention_interval").filter(|&n| n > 0);
+        let attn_period = get_u64(c, "attn_layer_period").filter(|&n| n > 0);
+        let layer_attention: Vec<LayerAttention> = if let (Some(w), "llama4_text") =
+            (chunk, model_type.as_str())
+        {
+            // Llama 4: 3 of 4 layers use chunked local attention (KV capped at the chunk,
+            // vLLM `ChunkedLocalAttentionSpec`); every 4th is global NoPE.
+            (0..layers)
+                .map(|i| {
+                    if (i + 1) % 4 == 0 {
+                        LayerAttention::Full
+                    } else {
+                        LayerAttention::Sliding { window: w }
+                    }
+                })
+                .collect()
+        } else if let Some((key, Value::Array(types))) = aliases::find(c, Concept::LayerTypes) {
+            rd.note("layer_kinds", "config", key);
+            let mut unknown: Vec<String> = Vec::new();
+            let kinds = (0..n_layers)
+                .map(|i| {
+                    let t = types.get(i).and_then(Value::as_str);
+                    match (t.map(layer_kind_of), window) {
+                        (Some(Some(Kind::Sliding)), Some(w)) => LayerAttention::Sliding { window: w },
+                        (Some(Some(Kind::Recurrent)), _) => LayerAttention::Recurrent,
+                        (Some(None), _) => {
+                            if let Some(s) = t {
+                                if !unknown.iter().any(|u| u == s) {
+                                    unknown.push(s.to_string());
+                                }
+                            }
+                            LayerAttention::Full
+                        }
+                        _ => LayerAttention::Full,
+                    }
+                })
+                .collect();
+            if !unknown.is_empty() {
+                rd.assume(
+                    "layer_types",
+                    "full_attention".into(),
+                    format!(
+                        "unknown layer kind(s) `{}` in `{key}`: sized as full attention, the \
+                         largest KV a layer can hold",
+                        unknown.join("`, `")
+                    ),
+                );
+            }
+            kinds
+        } else if let Some(p) = &hybrid_pattern {
+            p.iter()
+                .map(|ch| match ch {
+                    'M' => LayerAttention::Recurrent,
+                    '*' => LayerAttention::Full,
+                    _ => LayerAttention::MlpOnly,
+                })
+                .collect()
+        } else if let Some(n) = full_interval {
+            // Qwen3-Next: `layer_types` default is full attention at (i + 1) % n == 0.
+            rd.note("layer_kinds", "config", "full_attention_interval");
+            (0..layers)
+                .map(|i| {
+                    if (i + 1) % n == 0 {
+                        LayerAttention::Full
+                    } else {
+                        LayerAttention::Recurrent
+                    }
+                })
+                .collect()
+        } else if let Some(p) = attn_period {
+            // Jamba: attention at i % period == offset, Mamba elsewhere.
+            rd.note("layer_kinds", "config", "attn_layer_period, attn_layer_offset");
+            let off = get_u64(c, "attn_layer_offset").unwrap_or(0) % p;
+            (0..layers)
+                .map(|i| {
+                    if i % p == off {
+                        LayerAttention::Full
+                    } else {
+                        LayerAttention::Recurrent
+                    }
+                })
+                .collect()
+        } else if let (Some(w), false) = (window, use_sw == Some(false)) {
+            let pattern = get_u64(c, "sliding_window_pattern")
+                .or_else(|| (model_type.starts_with("gemma3") || is_gemma4).then_some(6));
+            if model_type.starts_with("gemma2") {
+                // Gemma 2: even layers slide, odd layers are global (`gemma2.py`).
                 (0..layers)
                     .map(|i| {
-                        if (i + 1) % 4 == 0 {
+                        if i % 2 == 0 {
+                            LayerAttention::Sliding { window: w }
+                        } else {
+                            LayerAttention::Full
+                        }
+                    })
+                    .collect()
+            } else if let Some(p) = pattern.filter(|&p| p > 1) {
+                // Gemma 3 (and Gemma 4's default `layer_types`): every p-th layer is global.
+                (0..layers)
+                    .map(|i| {
+                        if (i + 1) % p == 0 {
                             LayerAttention::Full
                         } else {
                             LayerAttention::Sliding { window: w }
                         }
                     })
                     .collect()
-            } else if let Some(Value::Array(types)) = c.get("layer_types") {
-                (0..layers)
-                    .map(|i| {
-                        let t = types
-                            .get(usize::try_from(i).unwrap_or(usize::MAX))
-                            .and_then(Value::as_str);
-                        match (t, window) {
-                            (Some(s), Some(w)) if s.contains("sliding") => {
-                                LayerAttention::Sliding { window: w }
-                            }
-                            _ => LayerAttention::Full,
-                        }
-                    })
-                    .collect()
-            } else if let (Some(w), false) = (window, use_sw == Some(false)) {
-                let pattern = get_u64(c, "sliding_window_pattern")
-                    .or_else(|| (model_type.starts_with("gemma3")).then_some(6));
-                if model_type.starts_with("gemma2") {
-                    // Gemma 2: even layers slide, odd layers are global (`gemma2.py`).
-                    (0..layers)
-                        .map(|i| {
-                            if i % 2 == 0 {
-                                LayerAttention::Sliding { window: w }
-                            } else {
-                                LayerAttention::Full
-                            }
-                        })
-                        .collect()
-                } else if let Some(p) = pattern.filter(|&p| p > 1) {
-                    // Gemma 3: every p-th layer is global.
-                    (0..layers)
-                        .map(|i| {
-                            if (i + 1) % p == 0 {
-                                LayerAttention::Full
-                            } else {
-                                LayerAttention::Sliding { window: w }
-                            }
-                        })
-                        .collect()
-                } else if model_type.starts_with("qwen") {
-                    // Qwen2 writes sliding_window but disables it unless use_sliding_window.
-                    vec![LayerAttention::Full; usize::try_from(layers).unwrap_or(0)]
-                } else if model_type == "mistral"
-                    || model_type == "mixtral"
-                    || model_type.starts_with("phi3")
-                {
-                    // Mistral 7B v0.1: every layer slides.
-                    let max_pos = get_u64(c, "max_position_embeddings").unwrap_or(u64::MAX);
-                    if w >= max_pos {
-                        vec![LayerAttention::Full; usize::try_from(layers).unwrap_or(0)]
-                    } else {
-                        vec![
-                            LayerAttention::Sliding { window: w };
-                            usize::try_from(layers).unwrap_or(0)
-                        ]
-                    }
+            } else if model_type.starts_with("qwen") {
+                // Qwen2 writes sliding_window but disables it unless use_sliding_window.
+                vec![LayerAttention::Full; n_layers]
+            } else if model_type == "mistral"
+                || model_type == "mixtral"
+                || model_type.starts_with("phi3")
+            {
+                // Mistral 7B v0.1: every layer slides.
+                let max_pos = get_u64(c, "max_position_embeddings").unwrap_or(u64::MAX);
+                if w >= max_pos {
+                    vec![LayerAttention::Full; n_layers]
                 } else {
-                    vec![LayerAttention::Full; usize::try_from(layers).unwrap_or(0)]
+                    vec![LayerAttention::Sliding { window: w }; n_layers]
                 }
             } else {
-                vec![LayerAttention::Full; usize::try_from(layers).unwrap_or(0)]
-            };
+                vec![LayerAttention::Full; n_layers]
+            }
+        } else {
+            vec![LayerAttention::Full; n_layers]
+        };
+        let recurrent = if layer_attention.contains(&LayerAttention::Recurrent) {
+            recurrent_state(&mut rd)
+        } else {
+            None
+        };
+        let attn_output_gate = get_bool(c, "attn_output_gate")
+            .unwrap_or(model_type.starts_with("qwen3_next"));
+        let dense_beside_moe = is_gemma4 && moe.is_some();
         let max_position_embeddings =
             first_u64(c, &["max_position_embeddings", "n_positions", "seq_length"])
                 .or_else(|| get_u64(root, "max_position_embeddings"))
@@ -624,6 +1095,13 @@ impl ModelArch {
             extra_params: 0,
             stored_fp32,
             rope_cache_bytes,
+            global_attention,
+            kv_shared_layers,
+            recurrent,
+            dense_beside_moe,
+            attn_output_gate,
+            assumptions: rd.assumptions,
+            provenance: rd.provenance,
         };
         arch.check_bounds()?;
         Ok(arch)
@@ -708,7 +1186,102 @@ impl ModelArch {
     /// KV bytes per token over all layers on one GPU, ignoring sliding windows (TP=1).
     #[must_use]
     pub fn kv_bytes_per_token_unsharded(&self, dtype_bytes: u64) -> u64 {
-        self.kv_bytes_per_token_layer(dtype_bytes, 1) * self.layers
+        (0..self.layers)
+            .map(|i| self.layer_kv_bytes_per_token(i, dtype_bytes, 1))
+            .sum()
+    }
+
+    /// The attention kind of layer `i` (full when the list is short).
+    #[must_use]
+    pub fn attention_of(&self, i: u64) -> LayerAttention {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| self.layer_attention.get(i))
+            .copied()
+            .unwrap_or(LayerAttention::Full)
+    }
+
+    /// Whether layer `i` reuses an earlier layer's KV cache (the last
+    /// `num_kv_shared_layers`; vLLM gives such a layer a `kv_sharing_target_layer_name` and
+    /// no KV cache spec of its own, `gemma4.py` / `gemma3n.py`).
+    #[must_use]
+    pub fn shares_kv(&self, i: u64) -> bool {
+        self.kv_shared_layers > 0 && i >= self.layers.saturating_sub(self.kv_shared_layers)
+    }
+
+    /// KV heads and head dimension of the attention layers of kind `a` (the global shape
+    /// on full layers where the model has one).
+    #[must_use]
+    pub fn kv_shape(&self, a: LayerAttention) -> (u64, u64) {
+        match (a, self.global_attention) {
+            (LayerAttention::Full, Some(g)) => (g.kv_heads, g.head_dim),
+            _ => (self.kv_heads, self.head_dim),
+        }
+    }
+
+    /// KV bytes one token occupies in layers of kind `a` on one GPU: the per-kind form of
+    /// [`Self::kv_bytes_per_token_layer`]; 0 for recurrent and MLP-only layers.
+    #[must_use]
+    pub fn kv_bytes_per_token_kind(&self, a: LayerAttention, dtype_bytes: u64, tp: u64) -> u64 {
+        match a {
+            LayerAttention::Recurrent | LayerAttention::MlpOnly => 0,
+            _ if self.mla.is_some() => self.kv_bytes_per_token_layer(dtype_bytes, tp),
+            _ => {
+                let (kv, d) = self.kv_shape(a);
+                let kv_per_gpu = if kv >= tp { kv / tp.max(1) } else { 1 };
+                2 * kv_per_gpu * d * dtype_bytes
+            }
+        }
+    }
+
+    /// KV bytes one token occupies in layer `i` on one GPU: 0 for a layer that shares an
+    /// earlier layer's KV, and for recurrent and MLP-only layers.
+    #[must_use]
+    pub fn layer_kv_bytes_per_token(&self, i: u64, dtype_bytes: u64, tp: u64) -> u64 {
+        if self.shares_kv(i) {
+            return 0;
+        }
+        self.kv_bytes_per_token_kind(self.attention_of(i), dtype_bytes, tp)
+    }
+
+    /// Constant state bytes one request holds in one recurrent layer on one GPU, at
+    /// `dtype_bytes` per element (vLLM keeps conv and temporal states in the model dtype
+    /// unless `mamba_ssm_cache_dtype` says otherwise); 0 without recurrent layers.
+    #[must_use]
+    pub fn state_bytes_per_request_layer(&self, dtype_bytes: u64, tp: u64) -> u64 {
+        self.recurrent
+            .map_or(0, |r| r.elements(tp).saturating_mul(dtype_bytes))
+    }
+
+    /// The kind of layer `i`, for its parameters.
+    #[must_use]
+    pub fn layer_kind(&self, i: u64) -> LayerKind {
+        let moe = usize::try_from(i)
+            .ok()
+            .and_then(|i| self.layer_is_moe.get(i))
+            .copied()
+            .unwrap_or(false);
+        let attention = self.attention_of(i);
+        LayerKind {
+            moe,
+            mixer: match attention {
+                LayerAttention::Full if self.global_attention.is_some() => Mixer::GlobalAttention,
+                LayerAttention::Full | LayerAttention::Sliding { .. } => Mixer::Attention,
+                LayerAttention::Recurrent => Mixer::Recurrent,
+                LayerAttention::MlpOnly => Mixer::None,
+            },
+            // Nemotron-H: a layer is one block, an attention or Mamba layer has no MLP.
+            mlp: !(self.mixer_only()
+                && matches!(
+                    attention,
+                    LayerAttention::Full | LayerAttention::Recurrent
+                )),
+        }
+    }
+
+    /// Whether each layer holds one block only (Nemotron-H's pattern has `-`/`E` layers).
+    fn mixer_only(&self) -> bool {
+        self.layer_attention.contains(&LayerAttention::MlpOnly)
     }
 
     /// The parameter breakdown of the whole model (no sharding).
@@ -739,22 +1312,80 @@ impl ModelArch {
     /// Parameters of decoder layer `i`, split by how tensor parallelism shards them.
     #[must_use]
     pub fn layer_params(&self, i: u64) -> ParamBreakdown {
-        let is_moe = self
-            .layer_is_moe
-            .get(usize::try_from(i).unwrap_or(usize::MAX))
-            .copied()
-            .unwrap_or(false);
-        self.layer_params_of_kind(is_moe)
+        self.layer_params_of(self.layer_kind(i))
     }
 
     /// Parameters of a decoder layer that is MoE (`is_moe`, when the model has experts) or
-    /// dense: layers differ in nothing else, so sizing computes one of each kind.
+    /// dense, with the model's default attention.
     #[must_use]
     pub fn layer_params_of_kind(&self, is_moe: bool) -> ParamBreakdown {
+        self.layer_params_of(LayerKind {
+            moe: is_moe,
+            mixer: Mixer::Attention,
+            mlp: true,
+        })
+    }
+
+    /// Parameters of a decoder layer of kind `kind`: layers of one kind are alike, so sizing
+    /// computes one of each kind and counts them.
+    ///
+    /// Besides the attention of the module docs: global layers use their own KV shape and,
+    /// with `attention_k_eq_v`, have no V projection in the checkpoint (transformers
+    /// `Gemma4TextConfig`); Gemma 4 layers with `enable_moe_block` hold the dense MLP *and*
+    /// the experts, a router (`hidden × experts` + a `hidden` scale), a per-expert scale, 3
+    /// more norms and a layer scalar (vLLM `gemma4.py` `Gemma4DecoderLayer`,
+    /// `Gemma4Router`, `Gemma4MoE`); Qwen3-Next's output gate doubles q (`qwen3_next.py`).
+    /// Recurrent layers (vLLM `qwen3_next.py` `Qwen3NextGatedDeltaNet`; `mamba_mixer2.py`
+    /// `MambaMixer2`): GatedDeltaNet `in_proj_qkvz = hidden × (2·key + 2·value)`,
+    /// `in_proj_ba = hidden × 2·v_heads`, conv `(2·key + value) × kernel`, `A_log`,
+    /// `dt_bias`, a `v_dim` norm, `out_proj = value × hidden`; Mamba2 `in_proj = hidden ×
+    /// (2·inner + 2·groups·state + heads)`, conv `(inner + 2·groups·state) × (kernel + 1)`
+    /// (weight and bias), `A_log`, `D`, `dt_bias`, an `inner` norm, `out_proj = inner ×
+    /// hidden`, with `inner = heads × head_dim`.
+    #[must_use]
+    #[allow(clippy::too_many_lines)] // one module after another, in the order of the layer
+    pub fn layer_params_of(&self, kind: LayerKind) -> ParamBreakdown {
         let h = self.hidden;
+        let is_moe = kind.moe;
         let mut p = ParamBreakdown::default();
+        let (kv_heads, head_dim) = match kind.mixer {
+            Mixer::GlobalAttention => self.kv_shape(LayerAttention::Full),
+            _ => (self.kv_heads, self.head_dim),
+        };
         // Attention
-        if let Some(m) = self.mla {
+        if kind.mixer == Mixer::None {
+        } else if kind.mixer == Mixer::Recurrent {
+            match self.recurrent {
+                Some(RecurrentState::GatedDeltaNet {
+                    key_heads,
+                    value_heads,
+                    key_head_dim,
+                    value_head_dim,
+                    conv_kernel,
+                }) => {
+                    let key = key_heads * key_head_dim;
+                    let value = value_heads * value_head_dim;
+                    p.linear_sharded += h * (2 * key + 2 * value) + h * 2 * value_heads;
+                    p.linear_sharded += value * h;
+                    p.replicated += (2 * key + value) * conv_kernel + 2 * value_heads;
+                    p.replicated += value_head_dim;
+                }
+                Some(RecurrentState::Mamba2 {
+                    heads,
+                    head_dim,
+                    state_size,
+                    groups,
+                    conv_kernel,
+                }) => {
+                    let inner = heads * head_dim;
+                    let conv_dim = inner + 2 * groups * state_size;
+                    p.linear_sharded += h * (2 * inner + 2 * groups * state_size + heads);
+                    p.linear_sharded += inner * h;
+                    p.replicated += conv_dim * (conv_kernel + 1) + 3 * heads + inner;
+                }
+                None => {}
+            }
+        } else if let Some(m) = self.mla {
             let qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
             match m.q_lora_rank {
                 Some(r) => {
@@ -769,22 +1400,40 @@ impl ModelArch {
             p.attn_sharded += m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim);
             p.attn_sharded += self.heads * m.v_head_dim * h; // o_proj
         } else {
-            let q = h * self.heads * self.head_dim;
-            let kv = h * self.kv_heads * self.head_dim;
-            p.attn_sharded += q + self.heads * self.head_dim * h;
-            p.linear_kv += 2 * kv;
+            let gate = if self.attn_output_gate { 2 } else { 1 };
+            let q = h * self.heads * head_dim * gate;
+            let kv = h * kv_heads * head_dim;
+            // K = V: the checkpoint has no v_proj on these layers.
+            let k_eq_v =
+                kind.mixer == Mixer::GlobalAttention && self.global_attention.is_some_and(|g| g.k_eq_v);
+            let kv_mats = if k_eq_v { 1 } else { 2 };
+            p.attn_sharded += q + self.heads * head_dim * h;
+            p.linear_kv += kv_mats * kv;
             if self.qkv_bias {
-                p.bias_sharded += self.heads * self.head_dim;
-                p.bias_kv += 2 * self.kv_heads * self.head_dim;
+                p.bias_sharded += self.heads * head_dim;
+                p.bias_kv += kv_mats * kv_heads * head_dim;
             }
             if self.dense_bias {
                 p.replicated += h; // o_proj bias (RowParallel bias is replicated)
             }
             if self.qk_norm {
-                p.replicated += 2 * self.head_dim;
+                p.replicated += 2 * head_dim;
             }
         }
-        p.replicated += self.norms_per_layer * h * if self.norm_bias { 2 } else { 1 };
+        let norms = if self.mixer_only() { 1 } else { self.norms_per_layer };
+        p.replicated += norms * h * if self.norm_bias { 2 } else { 1 };
+        if !kind.mlp {
+            return p;
+        }
+        if self.dense_beside_moe {
+            // Gemma 4: the dense MLP runs beside the experts; 3 more norms, a router scale,
+            // a per-expert scale and the layer scalar.
+            let mats = if self.gated_mlp { 3 } else { 2 };
+            p.linear_sharded += mats * h * self.intermediate;
+            if let (true, Some(m)) = (is_moe, self.moe) {
+                p.replicated += 3 * h + h + m.experts + 1;
+            }
+        }
         // MLP
         match (is_moe, self.moe) {
             (true, Some(m)) => {
@@ -810,6 +1459,30 @@ impl ModelArch {
         }
         p
     }
+}
+
+/// What a layer's token mixer is, for its parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Mixer {
+    /// Attention with the model's default KV shape.
+    Attention,
+    /// Full attention with the global KV shape ([`GlobalAttention`]).
+    GlobalAttention,
+    /// Linear attention or Mamba.
+    Recurrent,
+    /// No mixer (an MLP-only layer).
+    None,
+}
+
+/// The parameter kind of a decoder layer: layers of one kind have the same parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct LayerKind {
+    /// MoE MLP (else dense, when the layer has one).
+    pub moe: bool,
+    /// The token mixer.
+    pub mixer: Mixer,
+    /// Whether the layer has an MLP (Nemotron-H's mixer layers have none).
+    pub mlp: bool,
 }
 
 /// Parameters grouped by how tensor parallelism shards them and how quantization treats them.
