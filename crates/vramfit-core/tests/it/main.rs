@@ -18,6 +18,7 @@ mod calibration;
 mod catalog;
 mod fixes;
 mod hand_values;
+mod new_archs;
 mod header_paths;
 mod properties;
 mod real_safetensors;
