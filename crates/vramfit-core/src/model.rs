@@ -22,7 +22,20 @@
 //!     (qk_nope + v_head)`, `o = heads × v_head × hidden` (DeepSeek-V2 paper, §2.1).
 //! - KV cache per token and layer: `2 × kv_heads × head_dim × dtype bytes` (MHA/GQA/MQA),
 //!   `(kv_lora_rank + qk_rope_head_dim) × dtype bytes` for MLA (vLLM
-//!   `vllm/v1/kv_cache_interface.py`, `MLAAttentionSpec`).
+//!   `vllm/v1/kv_cache_interface.py`, `MLAAttentionSpec`). Per layer: full-attention layers
+//!   of Gemma 4 use `global_head_dim` and, with `attention_k_eq_v`,
+//!   `num_global_key_value_heads` (vLLM `gemma4.py` at `eee7972`, `Gemma4DecoderLayer`);
+//!   K = V still caches K and V (the K weights are loaded into both slots of `qkv_proj`);
+//!   the last `num_kv_shared_layers` layers cache nothing (`kv_sharing_target_layer_name`);
+//!   linear-attention and Mamba layers hold a constant state per request instead
+//!   ([`RecurrentState`], vLLM `mamba_utils.py` `MambaStateShapeCalculator`).
+//! - Layer kinds: `layer_types` (`sliding_attention`, `full_attention`, `linear_attention`,
+//!   `mamba`, …), Nemotron-H `hybrid_override_pattern`, Qwen3-Next `full_attention_interval`,
+//!   Jamba `attn_layer_period` / `attn_layer_offset`; an unknown kind is full attention, the
+//!   larger KV, as a stated [`Assumption`].
+//! - Every field is looked up through [`aliases::ALIASES`], one row per concept with its
+//!   spellings across families and their sources; each value read is recorded as
+//!   [`Provenance`], each value assumed as an [`Assumption`].
 
 use serde_json::Value;
 use std::fmt;
@@ -438,9 +451,17 @@ fn layer_kind_of(s: &str) -> Option<Kind> {
     let s = s.to_ascii_lowercase();
     if s.contains("sliding") || s.contains("chunk") || s.contains("local") {
         Some(Kind::Sliding)
-    } else if ["linear", "mamba", "recurrent", "ssm", "delta", "rwkv", "conv"]
-        .iter()
-        .any(|k| s.contains(k))
+    } else if [
+        "linear",
+        "mamba",
+        "recurrent",
+        "ssm",
+        "delta",
+        "rwkv",
+        "conv",
+    ]
+    .iter()
+    .any(|k| s.contains(k))
     {
         Some(Kind::Recurrent)
     } else if s.contains("full") || s.contains("global") || s == "attention" || s == "attn" {
@@ -457,7 +478,10 @@ fn layer_kind_of(s: &str) -> Option<Kind> {
 fn common_experts_per_token(experts: u64) -> (u64, &'static str) {
     let (k, why) = match experts {
         0..=8 => (2, "the usual top-2 of 8-expert models (Mixtral 8x7B)"),
-        9..=32 => (4, "the usual top-4 of 16-32-expert models (gpt-oss-20b: 4 of 32)"),
+        9..=32 => (
+            4,
+            "the usual top-4 of 16-32-expert models (gpt-oss-20b: 4 of 32)",
+        ),
         33..=64 => (6, "the usual top-6 of 64-expert models (DeepSeek-V2-Lite)"),
         65..=384 => (
             8,
@@ -719,9 +743,7 @@ impl ModelArch {
         }
 
         // MoE
-        let experts = rd
-            .u64(Concept::Experts, "experts")
-            .filter(|&e| e > 1);
+        let experts = rd.u64(Concept::Experts, "experts").filter(|&e| e > 1);
         let moe = if let Some(experts) = experts {
             let experts_per_token = match aliases::find_u64(c, Concept::ExpertsPerToken) {
                 Some((k, v)) => {
@@ -755,7 +777,10 @@ impl ModelArch {
                 n_shared
             };
             let shared_intermediate = rd
-                .u64(Concept::SharedExpertIntermediate, "shared_expert_intermediate")
+                .u64(
+                    Concept::SharedExpertIntermediate,
+                    "shared_expert_intermediate",
+                )
                 .unwrap_or_else(|| n_shared.saturating_mul(expert_intermediate));
             if experts > 65_536 || experts_per_token > experts || expert_intermediate > MAX_DIM {
                 return Err(ConfigError::BadField {
@@ -842,8 +867,7 @@ impl ModelArch {
         } else {
             None
         };
-        let global_attention = if global_head_dim.is_some() || global_kv_heads.is_some() || k_eq_v
-        {
+        let global_attention = if global_head_dim.is_some() || global_kv_heads.is_some() || k_eq_v {
             let g = GlobalAttention {
                 kv_heads: global_kv_heads.unwrap_or(kv_heads),
                 head_dim: global_head_dim.unwrap_or(head_dim),
@@ -868,7 +892,9 @@ impl ModelArch {
         if kv_shared_layers >= layers && kv_shared_layers > 0 {
             return Err(ConfigError::BadField {
                 field: "num_kv_shared_layers",
-                reason: format!("{kv_shared_layers} shared of {layers} layers leaves none to share"),
+                reason: format!(
+                    "{kv_shared_layers} shared of {layers} layers leaves none to share"
+                ),
             });
         }
 
@@ -880,138 +906,143 @@ impl ModelArch {
         let chunk = get_u64(c, "attention_chunk_size").filter(|&w| w > 0);
         let full_interval = get_u64(c, "full_attention_interval").filter(|&n| n > 0);
         let attn_period = get_u64(c, "attn_layer_period").filter(|&n| n > 0);
-        let layer_attention: Vec<LayerAttention> = if let (Some(w), "llama4_text") =
-            (chunk, model_type.as_str())
-        {
-            // Llama 4: 3 of 4 layers use chunked local attention (KV capped at the chunk,
-            // vLLM `ChunkedLocalAttentionSpec`); every 4th is global NoPE.
-            (0..layers)
-                .map(|i| {
-                    if (i + 1) % 4 == 0 {
-                        LayerAttention::Full
-                    } else {
-                        LayerAttention::Sliding { window: w }
-                    }
-                })
-                .collect()
-        } else if let Some((key, Value::Array(types))) = aliases::find(c, Concept::LayerTypes) {
-            rd.note("layer_kinds", "config", key);
-            let mut unknown: Vec<String> = Vec::new();
-            let kinds = (0..n_layers)
-                .map(|i| {
-                    let t = types.get(i).and_then(Value::as_str);
-                    match (t.map(layer_kind_of), window) {
-                        (Some(Some(Kind::Sliding)), Some(w)) => LayerAttention::Sliding { window: w },
-                        (Some(Some(Kind::Recurrent)), _) => LayerAttention::Recurrent,
-                        (Some(None), _) => {
-                            if let Some(s) = t {
-                                if !unknown.iter().any(|u| u == s) {
-                                    unknown.push(s.to_string());
-                                }
+        let layer_attention: Vec<LayerAttention> =
+            if let (Some(w), "llama4_text") = (chunk, model_type.as_str()) {
+                // Llama 4: 3 of 4 layers use chunked local attention (KV capped at the chunk,
+                // vLLM `ChunkedLocalAttentionSpec`); every 4th is global NoPE.
+                (0..layers)
+                    .map(|i| {
+                        if (i + 1) % 4 == 0 {
+                            LayerAttention::Full
+                        } else {
+                            LayerAttention::Sliding { window: w }
+                        }
+                    })
+                    .collect()
+            } else if let Some((key, Value::Array(types))) = aliases::find(c, Concept::LayerTypes) {
+                rd.note("layer_kinds", "config", key);
+                let mut unknown: Vec<String> = Vec::new();
+                let kinds = (0..n_layers)
+                    .map(|i| {
+                        let t = types.get(i).and_then(Value::as_str);
+                        match (t.map(layer_kind_of), window) {
+                            (Some(Some(Kind::Sliding)), Some(w)) => {
+                                LayerAttention::Sliding { window: w }
                             }
-                            LayerAttention::Full
+                            (Some(Some(Kind::Recurrent)), _) => LayerAttention::Recurrent,
+                            (Some(None), _) => {
+                                if let Some(s) = t {
+                                    if !unknown.iter().any(|u| u == s) {
+                                        unknown.push(s.to_string());
+                                    }
+                                }
+                                LayerAttention::Full
+                            }
+                            _ => LayerAttention::Full,
                         }
-                        _ => LayerAttention::Full,
-                    }
-                })
-                .collect();
-            if !unknown.is_empty() {
-                rd.assume(
-                    "layer_types",
-                    "full_attention".into(),
-                    format!(
-                        "unknown layer kind(s) `{}` in `{key}`: sized as full attention, the \
+                    })
+                    .collect();
+                if !unknown.is_empty() {
+                    rd.assume(
+                        "layer_types",
+                        "full_attention".into(),
+                        format!(
+                            "unknown layer kind(s) `{}` in `{key}`: sized as full attention, the \
                          largest KV a layer can hold",
-                        unknown.join("`, `")
-                    ),
+                            unknown.join("`, `")
+                        ),
+                    );
+                }
+                kinds
+            } else if let Some(p) = &hybrid_pattern {
+                p.iter()
+                    .map(|ch| match ch {
+                        'M' => LayerAttention::Recurrent,
+                        '*' => LayerAttention::Full,
+                        _ => LayerAttention::MlpOnly,
+                    })
+                    .collect()
+            } else if let Some(n) = full_interval {
+                // Qwen3-Next: `layer_types` default is full attention at (i + 1) % n == 0.
+                rd.note("layer_kinds", "config", "full_attention_interval");
+                (0..layers)
+                    .map(|i| {
+                        if (i + 1) % n == 0 {
+                            LayerAttention::Full
+                        } else {
+                            LayerAttention::Recurrent
+                        }
+                    })
+                    .collect()
+            } else if let Some(p) = attn_period {
+                // Jamba: attention at i % period == offset, Mamba elsewhere.
+                rd.note(
+                    "layer_kinds",
+                    "config",
+                    "attn_layer_period, attn_layer_offset",
                 );
-            }
-            kinds
-        } else if let Some(p) = &hybrid_pattern {
-            p.iter()
-                .map(|ch| match ch {
-                    'M' => LayerAttention::Recurrent,
-                    '*' => LayerAttention::Full,
-                    _ => LayerAttention::MlpOnly,
-                })
-                .collect()
-        } else if let Some(n) = full_interval {
-            // Qwen3-Next: `layer_types` default is full attention at (i + 1) % n == 0.
-            rd.note("layer_kinds", "config", "full_attention_interval");
-            (0..layers)
-                .map(|i| {
-                    if (i + 1) % n == 0 {
-                        LayerAttention::Full
-                    } else {
-                        LayerAttention::Recurrent
-                    }
-                })
-                .collect()
-        } else if let Some(p) = attn_period {
-            // Jamba: attention at i % period == offset, Mamba elsewhere.
-            rd.note("layer_kinds", "config", "attn_layer_period, attn_layer_offset");
-            let off = get_u64(c, "attn_layer_offset").unwrap_or(0) % p;
-            (0..layers)
-                .map(|i| {
-                    if i % p == off {
-                        LayerAttention::Full
-                    } else {
-                        LayerAttention::Recurrent
-                    }
-                })
-                .collect()
-        } else if let (Some(w), false) = (window, use_sw == Some(false)) {
-            let pattern = get_u64(c, "sliding_window_pattern")
-                .or_else(|| (model_type.starts_with("gemma3") || is_gemma4).then_some(6));
-            if model_type.starts_with("gemma2") {
-                // Gemma 2: even layers slide, odd layers are global (`gemma2.py`).
+                let off = get_u64(c, "attn_layer_offset").unwrap_or(0) % p;
                 (0..layers)
                     .map(|i| {
-                        if i % 2 == 0 {
-                            LayerAttention::Sliding { window: w }
-                        } else {
+                        if i % p == off {
                             LayerAttention::Full
+                        } else {
+                            LayerAttention::Recurrent
                         }
                     })
                     .collect()
-            } else if let Some(p) = pattern.filter(|&p| p > 1) {
-                // Gemma 3 (and Gemma 4's default `layer_types`): every p-th layer is global.
-                (0..layers)
-                    .map(|i| {
-                        if (i + 1) % p == 0 {
-                            LayerAttention::Full
-                        } else {
-                            LayerAttention::Sliding { window: w }
-                        }
-                    })
-                    .collect()
-            } else if model_type.starts_with("qwen") {
-                // Qwen2 writes sliding_window but disables it unless use_sliding_window.
-                vec![LayerAttention::Full; n_layers]
-            } else if model_type == "mistral"
-                || model_type == "mixtral"
-                || model_type.starts_with("phi3")
-            {
-                // Mistral 7B v0.1: every layer slides.
-                let max_pos = get_u64(c, "max_position_embeddings").unwrap_or(u64::MAX);
-                if w >= max_pos {
+            } else if let (Some(w), false) = (window, use_sw == Some(false)) {
+                let pattern = get_u64(c, "sliding_window_pattern")
+                    .or_else(|| (model_type.starts_with("gemma3") || is_gemma4).then_some(6));
+                if model_type.starts_with("gemma2") {
+                    // Gemma 2: even layers slide, odd layers are global (`gemma2.py`).
+                    (0..layers)
+                        .map(|i| {
+                            if i % 2 == 0 {
+                                LayerAttention::Sliding { window: w }
+                            } else {
+                                LayerAttention::Full
+                            }
+                        })
+                        .collect()
+                } else if let Some(p) = pattern.filter(|&p| p > 1) {
+                    // Gemma 3 (and Gemma 4's default `layer_types`): every p-th layer is global.
+                    (0..layers)
+                        .map(|i| {
+                            if (i + 1) % p == 0 {
+                                LayerAttention::Full
+                            } else {
+                                LayerAttention::Sliding { window: w }
+                            }
+                        })
+                        .collect()
+                } else if model_type.starts_with("qwen") {
+                    // Qwen2 writes sliding_window but disables it unless use_sliding_window.
                     vec![LayerAttention::Full; n_layers]
+                } else if model_type == "mistral"
+                    || model_type == "mixtral"
+                    || model_type.starts_with("phi3")
+                {
+                    // Mistral 7B v0.1: every layer slides.
+                    let max_pos = get_u64(c, "max_position_embeddings").unwrap_or(u64::MAX);
+                    if w >= max_pos {
+                        vec![LayerAttention::Full; n_layers]
+                    } else {
+                        vec![LayerAttention::Sliding { window: w }; n_layers]
+                    }
                 } else {
-                    vec![LayerAttention::Sliding { window: w }; n_layers]
+                    vec![LayerAttention::Full; n_layers]
                 }
             } else {
                 vec![LayerAttention::Full; n_layers]
-            }
-        } else {
-            vec![LayerAttention::Full; n_layers]
-        };
+            };
         let recurrent = if layer_attention.contains(&LayerAttention::Recurrent) {
             recurrent_state(&mut rd)
         } else {
             None
         };
-        let attn_output_gate = get_bool(c, "attn_output_gate")
-            .unwrap_or(model_type.starts_with("qwen3_next"));
+        let attn_output_gate =
+            get_bool(c, "attn_output_gate").unwrap_or(model_type.starts_with("qwen3_next"));
         let dense_beside_moe = is_gemma4 && moe.is_some();
         let max_position_embeddings =
             first_u64(c, &["max_position_embeddings", "n_positions", "seq_length"])
@@ -1272,10 +1303,7 @@ impl ModelArch {
             },
             // Nemotron-H: a layer is one block, an attention or Mamba layer has no MLP.
             mlp: !(self.mixer_only()
-                && matches!(
-                    attention,
-                    LayerAttention::Full | LayerAttention::Recurrent
-                )),
+                && matches!(attention, LayerAttention::Full | LayerAttention::Recurrent)),
         }
     }
 
@@ -1404,8 +1432,8 @@ impl ModelArch {
             let q = h * self.heads * head_dim * gate;
             let kv = h * kv_heads * head_dim;
             // K = V: the checkpoint has no v_proj on these layers.
-            let k_eq_v =
-                kind.mixer == Mixer::GlobalAttention && self.global_attention.is_some_and(|g| g.k_eq_v);
+            let k_eq_v = kind.mixer == Mixer::GlobalAttention
+                && self.global_attention.is_some_and(|g| g.k_eq_v);
             let kv_mats = if k_eq_v { 1 } else { 2 };
             p.attn_sharded += q + self.heads * head_dim * h;
             p.linear_kv += kv_mats * kv;
@@ -1420,7 +1448,11 @@ impl ModelArch {
                 p.replicated += 2 * head_dim;
             }
         }
-        let norms = if self.mixer_only() { 1 } else { self.norms_per_layer };
+        let norms = if self.mixer_only() {
+            1
+        } else {
+            self.norms_per_layer
+        };
         p.replicated += norms * h * if self.norm_bias { 2 } else { 1 };
         if !kind.mlp {
             return p;

@@ -736,12 +736,14 @@ impl Replica {
                 }
             }
         }
-        if full_layers + window_layers == 0 && !m.layer_attention.iter().any(|a| {
-            matches!(
-                a,
-                crate::model::LayerAttention::Recurrent | crate::model::LayerAttention::MlpOnly
-            )
-        }) {
+        if full_layers + window_layers == 0
+            && !m.layer_attention.iter().any(|a| {
+                matches!(
+                    a,
+                    crate::model::LayerAttention::Recurrent | crate::model::LayerAttention::MlpOnly
+                )
+            })
+        {
             full_layers = m.layers.div_ceil(pp);
         }
         Self {

@@ -225,7 +225,11 @@ pub static ALIASES: &[Alias] = &[
     },
     Alias {
         concept: Concept::DenseFirstLayers,
-        keys: &["first_k_dense_replace", "first_k_dense", "moe_layer_start_index"],
+        keys: &[
+            "first_k_dense_replace",
+            "first_k_dense",
+            "moe_layer_start_index",
+        ],
         source: "transformers DeepseekV3Config/Glm4MoeConfig `first_k_dense_replace`; \
                  Ernie4_5_MoeConfig `moe_layer_start_index`",
     },
@@ -336,7 +340,12 @@ pub static ALIASES: &[Alias] = &[
     },
     Alias {
         concept: Concept::ConvKernel,
-        keys: &["linear_conv_kernel_dim", "conv_kernel", "mamba_d_conv", "mamba_conv_kernel"],
+        keys: &[
+            "linear_conv_kernel_dim",
+            "conv_kernel",
+            "mamba_d_conv",
+            "mamba_conv_kernel",
+        ],
         source: "transformers Qwen3NextConfig `linear_conv_kernel_dim`; NemotronHConfig \
                  `conv_kernel`; JambaConfig/BambaConfig `mamba_d_conv`",
     },
@@ -381,14 +390,11 @@ pub fn row(concept: Concept) -> &'static Alias {
 
 /// The value of the first spelling of `concept` present in `obj`, with that spelling.
 #[must_use]
-pub fn find<'a>(obj: &'a Value, concept: Concept) -> Option<(&'static str, &'a Value)> {
-    row(concept)
-        .keys
-        .iter()
-        .find_map(|k| match obj.get(*k) {
-            None | Some(Value::Null) => None,
-            Some(v) => Some((*k, v)),
-        })
+pub fn find(obj: &Value, concept: Concept) -> Option<(&'static str, &Value)> {
+    row(concept).keys.iter().find_map(|k| match obj.get(*k) {
+        None | Some(Value::Null) => None,
+        Some(v) => Some((*k, v)),
+    })
 }
 
 /// [`find`] as a non-negative integer (exact floats such as `4096.0` accepted), with the

@@ -437,11 +437,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let groups = kv_groups_compact(s);
     let kv_bytes_per_token = groups.bytes_per_token();
     let block_bytes = block_size.saturating_mul(groups.slot_bytes());
-    let kv_blocks = if block_bytes == 0 {
-        0
-    } else {
-        pool / block_bytes
-    };
+    let kv_blocks = pool.checked_div(block_bytes).unwrap_or(0);
     let n_groups = groups.count().max(1);
     let kv_tokens = kv_blocks / n_groups * block_size;
     // Blocks one request of `len` tokens needs, over all groups (vLLM

@@ -287,7 +287,11 @@ pub(super) fn kv_groups_compact(s: &Scenario) -> KvGroups {
         match m.attention_of(i) {
             LayerAttention::Full => full += 1,
             LayerAttention::Sliding { window } => {
-                match windows.as_mut_slice().iter_mut().find(|(w, _)| *w == window) {
+                match windows
+                    .as_mut_slice()
+                    .iter_mut()
+                    .find(|(w, _)| *w == window)
+                {
                     Some(e) => e.1 += 1,
                     None => windows.push((window, 1)),
                 }
@@ -317,7 +321,11 @@ pub(super) fn kv_groups_compact(s: &Scenario) -> KvGroups {
         return uniform();
     }
     let kinds = windows.as_slice();
-    let max_bytes = if full > 0 { w_bytes.max(f_bytes) } else { w_bytes };
+    let max_bytes = if full > 0 {
+        w_bytes.max(f_bytes)
+    } else {
+        w_bytes
+    };
     // `unify_kv_cache_spec_page_size`: a smaller page takes more tokens per block when it
     // divides the largest, else keeps its block size in a padded page.
     let ratio = |b: u64| {

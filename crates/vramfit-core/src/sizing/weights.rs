@@ -48,11 +48,7 @@ fn layer_bytes_with_kv_heads(s: &Scenario, p: &crate::model::ParamBreakdown, kv_
     let tp = s.tensor_parallel_size.max(1);
     let (f, g) = (s.format, s.group_size);
     let hp = f.high_precision_bytes();
-    let kv_shard = if kv_heads >= tp {
-        tp
-    } else {
-        kv_heads.max(1)
-    };
+    let kv_shard = if kv_heads >= tp { tp } else { kv_heads.max(1) };
     let fa = f.attention_format();
     fa.linear_bytes(ceil_div(p.attn_sharded, tp), m.hidden, g)
         + f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g)
@@ -110,7 +106,9 @@ fn for_each_stage_weights(s: &Scenario, mut each: impl FnMut(u64)) {
         // Layers differ only in being MoE or dense: size one of each kind and count them
         // (an estimate must not walk every layer).
         if mixed {
-            bytes += (start..start + n).map(|i| kind_bytes(m.layer_kind(i))).sum::<u64>();
+            bytes += (start..start + n)
+                .map(|i| kind_bytes(m.layer_kind(i)))
+                .sum::<u64>();
         } else {
             let n_moe = moe_layers_in(&m.layer_is_moe, start, n);
             let n_dense = n - n_moe;

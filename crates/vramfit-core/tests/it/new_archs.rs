@@ -30,11 +30,17 @@ fn gemma4_reads_top_k_experts_and_its_global_layers() {
     let m = gemma4();
     // The refusal: "missing the required field `num_experts_per_tok`".
     let moe = m.moe.expect("MoE");
-    assert_eq!((moe.experts, moe.experts_per_token, moe.expert_intermediate), (128, 8, 704));
+    assert_eq!(
+        (moe.experts, moe.experts_per_token, moe.expert_intermediate),
+        (128, 8, 704)
+    );
     assert!(m.assumptions.is_empty(), "{:?}", m.assumptions);
-    assert!(m.provenance.iter().any(|p| p.quantity == "experts_per_token"
-        && p.source == "config"
-        && p.detail == "top_k_experts"));
+    assert!(m
+        .provenance
+        .iter()
+        .any(|p| p.quantity == "experts_per_token"
+            && p.source == "config"
+            && p.detail == "top_k_experts"));
     assert_eq!(
         m.global_attention,
         Some(GlobalAttention {
@@ -134,7 +140,10 @@ fn qwen3_next_holds_a_constant_state_and_full_attention_kv() {
         .filter(|a| **a == LayerAttention::Full)
         .count();
     assert_eq!(full, 12);
-    assert!(matches!(m.recurrent, Some(RecurrentState::GatedDeltaNet { .. })));
+    assert!(matches!(
+        m.recurrent,
+        Some(RecurrentState::GatedDeltaNet { .. })
+    ));
     // KV: 12 full layers × 2 × 2 KV heads × 256 × 2 B = 12 × 2,048 = 24,576 B/token; the
     // linear layers hold none.
     assert_eq!(m.kv_bytes_per_token_unsharded(2), 24_576);
@@ -228,7 +237,13 @@ fn shared_kv_layers_allocate_nothing() {
     // Gemma-3n-style (synthetic values): 30 layers, the last 10 reuse earlier KV (vLLM
     // `kv_sharing_target_layer_name`), 4 sliding + 1 full repeated, 2 KV heads × 256.
     let lt: Vec<&str> = (0..30)
-        .map(|i| if (i + 1) % 5 == 0 { "full_attention" } else { "sliding_attention" })
+        .map(|i| {
+            if (i + 1) % 5 == 0 {
+                "full_attention"
+            } else {
+                "sliding_attention"
+            }
+        })
         .collect();
     let cfg = serde_json::json!({
         "model_type": "gemma3n_text", "hidden_size": 2048, "num_hidden_layers": 30,
