@@ -94,6 +94,18 @@ pub enum RecurrentState {
         /// `linear_conv_kernel_dim`.
         conv_kernel: u64,
     },
+    /// Mamba1 (Jamba): conv state `inner × (kernel − 1)` and temporal state `inner ×
+    /// state` (`mamba1_state_shape`), `inner = mamba_expand × hidden`.
+    Mamba1 {
+        /// `mamba_expand × hidden_size`.
+        inner: u64,
+        /// `mamba_d_state`.
+        state_size: u64,
+        /// `mamba_d_conv`.
+        conv_kernel: u64,
+        /// `mamba_dt_rank` (`⌈hidden / 16⌉` when "auto").
+        dt_rank: u64,
+    },
     /// Mamba2 (Nemotron-H, Bamba): conv state `(heads·head_dim + 2·groups·state) ×
     /// (kernel − 1)` and temporal state `heads × head_dim × state` (`mamba2_state_shape`).
     Mamba2 {
@@ -138,6 +150,12 @@ impl RecurrentState {
                 let conv_dim = heads * head_dim + 2 * groups * state_size;
                 conv_dim / tp * conv_kernel.saturating_sub(1) + heads / tp * head_dim * state_size
             }
+            Self::Mamba1 {
+                inner,
+                state_size,
+                conv_kernel,
+                ..
+            } => inner / tp * (conv_kernel.saturating_sub(1) + state_size),
         }
     }
 }
@@ -441,6 +459,7 @@ enum Kind {
     Sliding,
     Full,
     Recurrent,
+    MlpOnly,
 }
 
 /// The cache kind of a `layer_types` string, `None` when unknown. Spellings: transformers
@@ -466,6 +485,8 @@ fn layer_kind_of(s: &str) -> Option<Kind> {
         Some(Kind::Recurrent)
     } else if s.contains("full") || s.contains("global") || s == "attention" || s == "attn" {
         Some(Kind::Full)
+    } else if s == "mlp" || s == "moe" || s == "ffn" {
+        Some(Kind::MlpOnly)
     } else {
         None
     }
@@ -521,6 +542,16 @@ fn recurrent_state(rd: &mut Reader<'_>) -> Option<RecurrentState> {
                 why,
             ),
             conv_kernel: rd.u64_or_assume(Concept::ConvKernel, "conv_kernel", 4, why),
+        })
+    } else if has(rd.c, Concept::MambaExpand) && !has(rd.c, Concept::MambaHeads) {
+        let why = "the JambaConfig default";
+        let hidden = aliases::find_u64(rd.c, Concept::Hidden).map_or(0, |(_, v)| v);
+        let expand = rd.u64_or_assume(Concept::MambaExpand, "mamba_expand", 2, why);
+        Some(RecurrentState::Mamba1 {
+            inner: expand.saturating_mul(hidden),
+            state_size: rd.u64_or_assume(Concept::SsmStateSize, "mamba_d_state", 16, why),
+            conv_kernel: rd.u64_or_assume(Concept::ConvKernel, "mamba_d_conv", 4, why),
+            dt_rank: get_u64(rd.c, "mamba_dt_rank").unwrap_or_else(|| hidden.div_ceil(16)),
         })
     } else if has(rd.c, Concept::MambaHeads) || has(rd.c, Concept::SsmStateSize) {
         let why = "the NemotronHConfig default";
@@ -703,8 +734,12 @@ impl ModelArch {
                 "gemma" | "gemma2" | "gemma3_text" | "gemma3" | "gemma4_text" | "gemma4"
             ));
         let is_phi2 = model_type == "phi" || architecture == "PhiForCausalLM";
-        let gated_mlp =
-            !(is_phi2 || is_falcon || model_type == "gpt2" || model_type == "starcoder2");
+        // Nemotron-H's MLP is `up_proj`/`down_proj` with relu² (transformers `NemotronHMLP`).
+        let gated_mlp = !(is_phi2
+            || is_falcon
+            || model_type == "gpt2"
+            || model_type == "starcoder2"
+            || model_type.starts_with("nemotron_h"));
         let qkv_bias = get_bool(c, "attention_bias").unwrap_or(false)
             || get_bool(c, "qkv_bias").unwrap_or(false)
             || matches!(model_type.as_str(), "qwen2" | "qwen2_moe" | "qwen2_vl")
@@ -726,9 +761,30 @@ impl ModelArch {
             model_type.starts_with("qwen3") || model_type.starts_with("gemma3") || is_gemma4;
 
         // Nemotron-H: one mixer per layer, spelled one letter a layer.
+        // Its `layers_block_type` list (`mamba`, `attention`, `mlp`, `moe`) says the same.
         let hybrid_pattern: Option<Vec<char>> = aliases::find(c, Concept::HybridPattern)
             .and_then(|(_, v)| v.as_str())
-            .map(|s| s.chars().collect());
+            .map(|s| s.chars().collect())
+            .or_else(|| match c.get("layers_block_type") {
+                Some(Value::Array(kinds))
+                    if kinds
+                        .iter()
+                        .any(|k| matches!(k.as_str(), Some("mlp" | "moe"))) =>
+                {
+                    Some(
+                        kinds
+                            .iter()
+                            .map(|k| match k.as_str() {
+                                Some("mamba") => 'M',
+                                Some("attention") => '*',
+                                Some("moe") => 'E',
+                                _ => '-',
+                            })
+                            .collect(),
+                    )
+                }
+                _ => None,
+            });
         if let Some(p) = &hybrid_pattern {
             if p.len() != n_layers {
                 return Err(ConfigError::BadField {
@@ -905,6 +961,12 @@ impl ModelArch {
         let use_sw = get_bool(c, "use_sliding_window");
         let chunk = get_u64(c, "attention_chunk_size").filter(|&w| w > 0);
         let full_interval = get_u64(c, "full_attention_interval").filter(|&n| n > 0);
+        // A hybrid pattern is the more specific layer list (Nemotron-H).
+        let layer_types_list = if hybrid_pattern.is_none() {
+            aliases::find(c, Concept::LayerTypes)
+        } else {
+            None
+        };
         let attn_period = get_u64(c, "attn_layer_period").filter(|&n| n > 0);
         let layer_attention: Vec<LayerAttention> =
             if let (Some(w), "llama4_text") = (chunk, model_type.as_str()) {
@@ -919,7 +981,7 @@ impl ModelArch {
                         }
                     })
                     .collect()
-            } else if let Some((key, Value::Array(types))) = aliases::find(c, Concept::LayerTypes) {
+            } else if let Some((key, Value::Array(types))) = layer_types_list {
                 rd.note("layer_kinds", "config", key);
                 let mut unknown: Vec<String> = Vec::new();
                 let kinds = (0..n_layers)
@@ -930,6 +992,7 @@ impl ModelArch {
                                 LayerAttention::Sliding { window: w }
                             }
                             (Some(Some(Kind::Recurrent)), _) => LayerAttention::Recurrent,
+                            (Some(Some(Kind::MlpOnly)), _) => LayerAttention::MlpOnly,
                             (Some(None), _) => {
                                 if let Some(s) = t {
                                     if !unknown.iter().any(|u| u == s) {
@@ -1410,6 +1473,19 @@ impl ModelArch {
                     p.linear_sharded += h * (2 * inner + 2 * groups * state_size + heads);
                     p.linear_sharded += inner * h;
                     p.replicated += conv_dim * (conv_kernel + 1) + 3 * heads + inner;
+                }
+                Some(RecurrentState::Mamba1 {
+                    inner,
+                    state_size,
+                    conv_kernel,
+                    dt_rank,
+                }) => {
+                    // vLLM `mamba_mixer.py` `MambaMixer`: in_proj h × 2·inner, conv1d
+                    // (weight + bias), x_proj inner × (dt_rank + 2·state), dt_proj (+ bias),
+                    // A inner × state, D, out_proj inner × h.
+                    p.linear_sharded += h * 2 * inner + inner * h;
+                    p.linear_sharded += inner * (dt_rank + 2 * state_size) + dt_rank * inner;
+                    p.replicated += inner * (conv_kernel + 1) + inner * state_size + 2 * inner;
                 }
                 None => {}
             }

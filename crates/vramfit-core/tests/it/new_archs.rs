@@ -284,3 +284,74 @@ fn impossible_values_are_still_clear_errors() {
         .to_string();
     assert!(e.contains("hidden_size"), "{e}");
 }
+
+#[test]
+fn nemotron_h_pattern_sizes_mamba_state_and_four_attention_layers() {
+    // Nemotron-H 4B shape (nvidia `nemotron_h`, as quoted from its config.json by public
+    // loader tests): one block per layer, `M` Mamba2, `*` attention, `-` MLP.
+    let cfg = serde_json::json!({
+        "architectures": ["NemotronHForCausalLM"], "model_type": "nemotron_h",
+        "vocab_size": 131072, "hidden_size": 3136, "num_hidden_layers": 42,
+        "hybrid_override_pattern": "M-M-M-MM-M-M*-M-M*-M-M-M*-M-M-MM*-MMM-M-M-",
+        "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+        "intermediate_size": 12544, "ssm_state_size": 128, "mamba_num_heads": 96,
+        "mamba_head_dim": 80, "conv_kernel": 4, "n_groups": 8, "use_conv_bias": true,
+        "max_position_embeddings": 262144, "tie_word_embeddings": false
+    });
+    let m = ModelArch::from_config(&cfg).expect("reads");
+    let count = |k: LayerAttention| m.layer_attention.iter().filter(|a| **a == k).count();
+    // 42 letters: 21 M, 4 *, 17 -.
+    assert_eq!(count(LayerAttention::Recurrent), 21);
+    assert_eq!(count(LayerAttention::Full), 4);
+    assert_eq!(count(LayerAttention::MlpOnly), 17);
+    assert!(m.assumptions.is_empty(), "{:?}", m.assumptions);
+    // KV only on the 4 attention layers: 4 × 2 × 8 × 128 × 2 B = 16,384 B/token.
+    assert_eq!(m.kv_bytes_per_token_unsharded(2), 16_384);
+    // Mamba2 state (mamba2_state_shape): conv (96 × 80 + 2 × 8 × 128) × 3 = 9,728 × 3 =
+    // 29,184, temporal 96 × 80 × 128 = 983,040; 1,012,224 × 2 B = 2,024,448 B a layer.
+    assert_eq!(m.state_bytes_per_request_layer(2, 1), 2_024_448);
+    // Per-kind parameters (no MLP in mixer layers, one norm each):
+    // MLP layer: up + down 2 × 3136 × 12544 = 78,675,968 + norm 3136 = 78,679,104.
+    assert_eq!(m.layer_params(1).total(), 78_679_104);
+    // Attention layer: q 3136 × 5120 + k, v 2 × 3136 × 1024 + o 5120 × 3136 + norm
+    //   = 16,056,320 + 6,422,528 + 16,056,320 + 3136 = 38,538,304.
+    assert_eq!(m.layer_params(12).total(), 38_538_304);
+    // Mamba layer: in_proj 3136 × (2 × 7680 + 2048 + 96) = 54,892,544, out_proj 7680 × 3136
+    //   = 24,084,480, conv 9,728 × (4 + 1) = 48,640, A_log/D/dt_bias 288, norm 7680,
+    //   layer norm 3136 → 79,036,768.
+    assert_eq!(m.layer_params(0).total(), 79_036_768);
+    // vLLM: one group of 4 full layers, block 16 × 16,384 = 262,144 B; a request's state
+    // 21 × 2,024,448 = 42,513,408 B = ⌈162.2⌉ = 163 blocks.
+    let e = estimate_bytes(&Scenario::new(m), 80 * GIB);
+    assert_eq!(e.kv_bytes_per_token, 16_384);
+    assert_eq!(
+        e.kv_bytes_per_request,
+        (e.max_model_len.div_ceil(16) + 163) * 262_144
+    );
+}
+
+#[test]
+fn jamba_period_and_mamba1_state() {
+    // Jamba shape: the transformers `JambaConfig` defaults (those of Jamba-v0.1):
+    // 32 layers, attention at i % 8 == 4, Mamba1 elsewhere; inner 2 × 4096, state 16,
+    // conv 4.
+    let cfg = serde_json::json!({
+        "model_type": "jamba", "hidden_size": 4096, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,
+        "vocab_size": 65536, "attn_layer_period": 8, "attn_layer_offset": 4,
+        "expert_layer_period": 2, "expert_layer_offset": 1, "num_experts": 16,
+        "num_experts_per_tok": 2, "mamba_d_state": 16, "mamba_d_conv": 4,
+        "mamba_expand": 2, "mamba_dt_rank": 256
+    });
+    let m = ModelArch::from_config(&cfg).expect("reads");
+    assert_eq!(m.attention_of(4), LayerAttention::Full);
+    assert_eq!(m.attention_of(12), LayerAttention::Full);
+    assert_eq!(m.attention_of(0), LayerAttention::Recurrent);
+    // MoE on odd layers (i % 2 == 1): 16 of 32.
+    assert_eq!(m.layer_is_moe.iter().filter(|x| **x).count(), 16);
+    assert!(!m.layer_is_moe[0] && m.layer_is_moe[1]);
+    // KV: 4 attention layers × 2 × 8 × 128 × 2 B = 16,384 B/token.
+    assert_eq!(m.kv_bytes_per_token_unsharded(2), 16_384);
+    // Mamba1 state (mamba1_state_shape): 8,192 × (4 − 1) + 8,192 × 16 = 155,648 × 2 B.
+    assert_eq!(m.state_bytes_per_request_layer(2, 1), 311_296);
+}
