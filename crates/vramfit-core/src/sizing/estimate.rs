@@ -435,6 +435,8 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     // Per-layer shapes and page unification live in `kv.rs`: a block is `block_size ×
     // slot_bytes` bytes over its tensor slots.
     let groups = kv_groups_compact(s);
+    // vLLM raises the block size of models with Mamba-like layers (`kv.rs`).
+    let block_size = groups.block_size(block_size);
     let kv_bytes_per_token = groups.bytes_per_token();
     let block_bytes = block_size.saturating_mul(groups.slot_bytes());
     let kv_blocks = pool.checked_div(block_bytes).unwrap_or(0);

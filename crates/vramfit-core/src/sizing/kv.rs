@@ -22,12 +22,16 @@
 //! an earlier layer's KV (`kv_sharing_target_layer_name`, Gemma 3n/4) and recurrent and
 //! MLP-only layers are in no attention group.
 //!
-//! **Recurrent layers** (linear attention, Mamba): vLLM gives them a `MambaSpec` whose page
-//! holds one request's whole state and unifies the attention page with it; we count each
-//! request's state (all recurrent layers of the stage) as `⌈state ÷ block bytes⌉` more
-//! blocks from the same pool — the shape of vLLM's accounting (one block per request per
-//! Mamba layer, no prefix caching) without its attention block-size change, which we do not
-//! model.
+//! **Recurrent layers** (linear attention, Mamba). vLLM gives each a `MambaSpec` whose page
+//! holds one request's whole state (`vllm/v1/kv_cache_interface.py`), and first raises the
+//! attention block size until an attention page holds it
+//! (`HybridAttentionMambaModelConfig.verify_and_update_config`, without prefix caching):
+//! `block = align × ⌈mamba page ÷ (align × attention bytes per token)⌉`, `align =
+//! max(16, block_size)`; the Mamba page is padded to the attention page. Recurrent layers
+//! then form groups of `group_size` layers like any other kind, and a request takes one
+//! block in each recurrent group. Engines without the hybrid allocator: the state (all
+//! recurrent layers of the stage) is counted as `⌈state ÷ block bytes⌉` more blocks of the
+//! pool.
 
 use super::{Engine, Scenario};
 use crate::model::LayerAttention;
@@ -114,6 +118,10 @@ pub struct KvGroups {
     bytes_per_token: u64,
     /// Recurrent-state bytes one request holds over the stage's layers on this GPU.
     state_bytes: u64,
+    /// vLLM: groups of recurrent layers (one block per request each); 0 elsewhere.
+    state_groups: u64,
+    /// vLLM with recurrent layers: the attention block size raised to hold a Mamba page.
+    block_size: Option<u64>,
 }
 
 impl KvGroups {
@@ -175,8 +183,18 @@ impl KvGroups {
         self.state_bytes
     }
 
+    /// The block size the engine runs at when asked for `asked`: vLLM raises it for
+    /// models with Mamba-like layers (module docs).
+    #[must_use]
+    pub fn block_size(&self, asked: u64) -> u64 {
+        self.block_size.map_or(asked, |b| b.max(asked))
+    }
+
     /// Blocks one request's recurrent state takes, at `block_size`.
     fn state_blocks(&self, block_size: u64) -> u64 {
+        if self.state_groups > 0 {
+            return self.state_groups;
+        }
         let block = block_size.max(1).saturating_mul(self.slot_bytes);
         if self.state_bytes == 0 || block == 0 {
             0
@@ -197,6 +215,7 @@ impl KvGroups {
             .map(|&(_, n)| self.groups_of(n))
             .sum::<u64>()
             + self.groups_of(self.full)
+            + self.state_groups
     }
 
     /// Layers over all groups.
@@ -313,8 +332,14 @@ pub(super) fn kv_groups_compact(s: &Scenario) -> KvGroups {
         full_ratio: 1,
         bytes_per_token,
         state_bytes,
+        state_groups: 0,
+        block_size: None,
     };
-    if !matches!(s.flags.engine, Engine::Vllm { .. }) || windows.as_slice().is_empty() {
+    let vllm = matches!(s.flags.engine, Engine::Vllm { .. });
+    if vllm && recurrent > 0 && kv_layers > 0 {
+        return hybrid_with_state(s, windows, full, recurrent, (w_bytes, f_bytes), uniform());
+    }
+    if !vllm || windows.as_slice().is_empty() {
         // An engine without hybrid allocation: every layer keeps the full context, except
         // SGLang/TRT-LLM which we treat conservatively. vLLM without sliding layers: one
         // group (`UniformTypeKVCacheSpecs` when the layers differ in size).
@@ -355,6 +380,67 @@ pub(super) fn kv_groups_compact(s: &Scenario) -> KvGroups {
         full_ratio: ratio(f_bytes),
         bytes_per_token,
         state_bytes,
+        state_groups: 0,
+        block_size: None,
+    }
+}
+
+/// vLLM's groups for a model with recurrent layers (module docs): the attention block
+/// raised to hold one layer's state, then groups of `group_size` layers of each kind.
+fn hybrid_with_state(
+    s: &Scenario,
+    windows: Inline<(u64, u64), 2>,
+    full: u64,
+    recurrent: u64,
+    (w_bytes, f_bytes): (u64, u64),
+    base: KvGroups,
+) -> KvGroups {
+    let n_window: u64 = windows.as_slice().iter().map(|&(_, n)| n).sum();
+    let attn1 = match (n_window > 0, full > 0) {
+        (true, true) => w_bytes.max(f_bytes),
+        (true, false) => w_bytes,
+        _ => f_bytes,
+    };
+    let mamba_page = s
+        .model
+        .state_bytes_per_request_layer(s.kv_bytes(), s.tensor_parallel_size.max(1));
+    let asked = s
+        .flags
+        .block_size
+        .unwrap_or_else(|| s.flags.engine.default_block_size())
+        .max(1);
+    let align = asked.max(16);
+    let block = if attn1 == 0 {
+        asked
+    } else {
+        align.saturating_mul(mamba_page.div_ceil(align.saturating_mul(attn1)).max(1))
+    };
+    let group_size = windows
+        .as_slice()
+        .iter()
+        .map(|(_, n)| *n)
+        .chain((full > 0).then_some(full))
+        .chain(Some(recurrent))
+        .min()
+        .unwrap_or(1)
+        .max(1);
+    let ratio = |b: u64| {
+        if b > 0 && attn1 % b == 0 {
+            attn1 / b
+        } else {
+            1
+        }
+    };
+    KvGroups {
+        windows,
+        full,
+        group_size,
+        slot_bytes: attn1.saturating_mul(group_size),
+        window_ratio: ratio(w_bytes),
+        full_ratio: ratio(f_bytes),
+        state_groups: recurrent.div_ceil(group_size),
+        block_size: Some(block.max(asked)),
+        ..base
     }
 }
 

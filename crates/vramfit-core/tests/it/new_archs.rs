@@ -165,16 +165,20 @@ fn qwen3_next_holds_a_constant_state_and_full_attention_kv() {
     let p = m.params();
     assert_eq!(p.total(), 79_674_391_296);
     assert_eq!(p.active(), 3_874_929_408);
-    // vLLM: one KV group of the 12 full layers; a block is 16 × 24,576 = 393,216 B, and a
-    // request's state takes ⌈39,518,208 / 393,216⌉ = ⌈100.5⌉ = 101 more blocks.
+    // vLLM (HybridAttentionMambaModelConfig): attention block = 16 × ⌈1,097,728 / (16 ×
+    // 2,048)⌉ = 16 × ⌈33.5⌉ = 544 tokens. Groups of min(12 full, 36 linear) = 12 layers: one
+    // full group, 3 linear groups. A block over the 12 slots: 544 × 2,048 × 12 =
+    // 13,369,344 B; a request takes ⌈len / 544⌉ + 3 blocks (one per linear group).
     let s = Scenario::new(m);
     let e = estimate_bytes(&s, 80 * GIB);
     assert_eq!(e.kv_bytes_per_token, 24_576);
-    let block = 16 * 24_576;
+    assert_eq!(e.block_size, 544);
+    let block = 544 * 2_048 * 12;
     assert_eq!(e.kv_blocks, e.kv_pool_bytes / block);
+    assert_eq!(e.kv_tokens, e.kv_blocks / 4 * 544);
     assert_eq!(
         e.kv_bytes_per_request,
-        (e.max_model_len.div_ceil(16) + 101) * block
+        (e.max_model_len.div_ceil(544) + 3) * block
     );
 }
 
@@ -320,13 +324,16 @@ fn nemotron_h_pattern_sizes_mamba_state_and_four_attention_layers() {
     //   = 24,084,480, conv 9,728 × (4 + 1) = 48,640, A_log/D/dt_bias 288, norm 7680,
     //   layer norm 3136 → 79,036,768.
     assert_eq!(m.layer_params(0).total(), 79_036_768);
-    // vLLM: one group of 4 full layers, block 16 × 16,384 = 262,144 B; a request's state
-    // 21 × 2,024,448 = 42,513,408 B = ⌈162.2⌉ = 163 blocks.
+    // vLLM: attention block 16 × ⌈2,024,448 / (16 × 4,096)⌉ = 16 × ⌈30.9⌉ = 496 tokens;
+    // groups of min(4, 21) = 4 layers: 1 attention group, ⌈21 / 4⌉ = 6 Mamba groups. A
+    // block: 496 × 4,096 × 4 = 8,126,464 B; a request ⌈len / 496⌉ + 6 blocks.
     let e = estimate_bytes(&Scenario::new(m), 80 * GIB);
     assert_eq!(e.kv_bytes_per_token, 16_384);
+    assert_eq!(e.block_size, 496);
+    assert_eq!(e.kv_tokens, e.kv_blocks / 7 * 496);
     assert_eq!(
         e.kv_bytes_per_request,
-        (e.max_model_len.div_ceil(16) + 163) * 262_144
+        (e.max_model_len.div_ceil(496) + 6) * 8_126_464
     );
 }
 
@@ -354,4 +361,21 @@ fn jamba_period_and_mamba1_state() {
     assert_eq!(m.kv_bytes_per_token_unsharded(2), 16_384);
     // Mamba1 state (mamba1_state_shape): 8,192 × (4 − 1) + 8,192 × 16 = 155,648 × 2 B.
     assert_eq!(m.state_bytes_per_request_layer(2, 1), 311_296);
+}
+
+#[test]
+fn the_catalog_configs_need_no_assumption() {
+    // Every bundled model is read from its own config.json: none may need a guess, so none
+    // of their plans carries an assumption warning.
+    for m in &Catalog::bundled().models {
+        let a = m.arch().expect("catalog model reads");
+        assert!(a.assumptions.is_empty(), "{}: {:?}", m.id, a.assumptions);
+        assert!(
+            a.provenance
+                .iter()
+                .any(|p| p.quantity == "hidden" && p.source == "config"),
+            "{}",
+            m.id
+        );
+    }
 }
