@@ -61,7 +61,12 @@ fn main() {
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     println!("cargo:rerun-if-changed=src/catalog");
     println!("cargo:rerun-if-changed=src/model.rs");
-    let keys = config_keys(&fs::read_to_string("src/model.rs").expect("read src/model.rs"));
+    println!("cargo:rerun-if-changed=src/model/aliases.rs");
+    // The keys `model.rs` reads, its alias table (`model/aliases.rs`) included.
+    let keys = config_keys(
+        &(fs::read_to_string("src/model.rs").expect("read src/model.rs")
+            + &fs::read_to_string("src/model/aliases.rs").expect("read src/model/aliases.rs")),
+    );
     for dir in ["gpus", "models"] {
         let src = Path::new("src/catalog").join(dir);
         fs::create_dir_all(Path::new(&out).join(dir)).expect("out dir");

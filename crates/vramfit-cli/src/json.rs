@@ -79,6 +79,10 @@ pub struct PlanJson<'a> {
     /// The checkpoint the commands load.
     pub checkpoint: Option<&'a vramfit_core::plan::Checkpoint>,
     pub warnings: &'a [String],
+    /// Values the config did not give and sizing assumed: `{field, value, why}`.
+    pub assumptions: &'a [vramfit_core::model::Assumption],
+    /// Where each derived number came from: `{quantity, source, detail}`.
+    pub provenance: &'a [vramfit_core::model::Provenance],
 }
 
 #[derive(Serialize)]
@@ -235,6 +239,8 @@ pub fn plan_json(p: &Plan) -> PlanJson<'_> {
         command_notes: vramfit_core::commands::notes(p),
         checkpoint: p.launch.as_ref().map(|l| &l.checkpoint),
         warnings: &p.warnings,
+        assumptions: &p.assumptions,
+        provenance: &p.provenance,
     }
 }
 

@@ -445,3 +445,34 @@ fn an_ambiguous_gpu_is_read_as_its_most_common_variant_with_a_notice() {
         "{err}"
     );
 }
+
+/// `plan --json` of a config whose experts-per-token field is absent: sized with the stated
+/// assumption (`assumptions`), every read value's source listed (`provenance`).
+#[test]
+fn plan_json_lists_assumptions_and_provenance() {
+    let text = include_str!("../../vramfit-core/tests/data/configs/gemma-4-26b-a4b-it.config.json");
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    v["text_config"]
+        .as_object_mut()
+        .unwrap()
+        .remove("top_k_experts");
+    let dir = std::env::temp_dir().join(format!("vramfit-cli-assume-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("config.json");
+    std::fs::write(&cfg, v.to_string()).unwrap();
+    let j = json(&["plan", cfg.to_str().unwrap(), "--gpu", "h100-sxm", "--json"]);
+    let a = j["assumptions"].as_array().expect("assumptions is a list");
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0]["field"], "experts_per_token");
+    assert_eq!(a[0]["value"], "8");
+    assert!(a[0]["why"].as_str().unwrap().contains("top_k_experts"));
+    let p = j["provenance"].as_array().expect("provenance is a list");
+    assert!(p.iter().any(|e| e["quantity"] == "head_dim.global"
+        && e["source"] == "config"
+        && e["detail"] == "global_head_dim"));
+    assert!(j["warnings"].as_array().unwrap().iter().any(|w| w
+        .as_str()
+        .unwrap()
+        .starts_with("assumed experts_per_token = 8")));
+    let _ = std::fs::remove_dir_all(&dir);
+}

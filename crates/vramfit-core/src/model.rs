@@ -22,22 +22,33 @@
 //!     (qk_nope + v_head)`, `o = heads × v_head × hidden` (DeepSeek-V2 paper, §2.1).
 //! - KV cache per token and layer: `2 × kv_heads × head_dim × dtype bytes` (MHA/GQA/MQA),
 //!   `(kv_lora_rank + qk_rope_head_dim) × dtype bytes` for MLA (vLLM
-//!   `vllm/v1/kv_cache_interface.py`, `MLAAttentionSpec`).
+//!   `vllm/v1/kv_cache_interface.py`, `MLAAttentionSpec`). Per layer: full-attention layers
+//!   of Gemma 4 use `global_head_dim` and, with `attention_k_eq_v`,
+//!   `num_global_key_value_heads` (vLLM `gemma4.py` at `eee7972`, `Gemma4DecoderLayer`);
+//!   K = V still caches K and V (the K weights are loaded into both slots of `qkv_proj`);
+//!   the last `num_kv_shared_layers` layers cache nothing (`kv_sharing_target_layer_name`);
+//!   linear-attention and Mamba layers hold a constant state per request instead
+//!   ([`RecurrentState`], vLLM `mamba_utils.py` `MambaStateShapeCalculator`).
+//! - Layer kinds: `layer_types` (`sliding_attention`, `full_attention`, `linear_attention`,
+//!   `mamba`, …), Nemotron-H `hybrid_override_pattern`, Qwen3-Next `full_attention_interval`,
+//!   Jamba `attn_layer_period` / `attn_layer_offset`; an unknown kind is full attention, the
+//!   larger KV, as a stated [`Assumption`].
+//! - Every field is looked up through [`aliases::ALIASES`], one row per concept with its
+//!   spellings across families and their sources; each value read is recorded as
+//!   [`Provenance`], each value assumed as an [`Assumption`].
 
 use serde_json::Value;
 use std::fmt;
 
-/// How the attention of one layer stores its KV cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum LayerAttention {
-    /// Attends to the whole context.
-    Full,
-    /// Attends to the last `window` tokens only.
-    Sliding {
-        /// Window length in tokens.
-        window: u64,
-    },
-}
+pub mod aliases;
+mod layers;
+mod params;
+
+use aliases::Concept;
+pub use layers::{
+    Assumption, GlobalAttention, LayerAttention, LayerKind, Mixer, Provenance, RecurrentState,
+};
+pub use params::ParamBreakdown;
 
 /// Multi-head latent attention ranks (DeepSeek-V2/V3, Kimi K2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -121,6 +132,21 @@ pub struct ModelArch {
     pub stored_fp32: bool,
     /// Rotary-embedding cos/sin cache vLLM allocates at model init (replicated on every GPU).
     pub rope_cache_bytes: u64,
+    /// KV shape of the full-attention layers where it differs (Gemma 4).
+    pub global_attention: Option<GlobalAttention>,
+    /// The last `num_kv_shared_layers` layers reuse an earlier layer's KV (allocate none).
+    pub kv_shared_layers: u64,
+    /// State of the recurrent layers (linear attention, Mamba), if any.
+    pub recurrent: Option<RecurrentState>,
+    /// Every MoE layer also has the dense MLP beside its experts (Gemma 4
+    /// `enable_moe_block`: `mlp` and `moe` both run, vLLM `Gemma4DecoderLayer`).
+    pub dense_beside_moe: bool,
+    /// Full-attention q projection doubled by an output gate (Qwen3-Next `attn_output_gate`).
+    pub attn_output_gate: bool,
+    /// Values the config did not give and the reader assumed (each also a plan warning).
+    pub assumptions: Vec<Assumption>,
+    /// Where each derived number came from.
+    pub provenance: Vec<Provenance>,
 }
 
 /// A `config.json` that cannot be used.
@@ -211,6 +237,21 @@ fn with_class_defaults(c: &Value) -> Value {
             ("sliding_window_pattern", Value::from(6u64)),
             ("tie_word_embeddings", Value::from(true)),
         ],
+        // `Gemma4TextConfig` (transformers `models/gemma4/configuration_gemma4.py` at
+        // 008e574): its field defaults, and `global_head_dim` popped with default 512.
+        Some("gemma4_text") => &[
+            ("vocab_size", Value::from(262_144u64)),
+            ("hidden_size", Value::from(2304u64)),
+            ("intermediate_size", Value::from(9216u64)),
+            ("num_hidden_layers", Value::from(30u64)),
+            ("num_attention_heads", Value::from(8u64)),
+            ("num_key_value_heads", Value::from(4u64)),
+            ("head_dim", Value::from(256u64)),
+            ("global_head_dim", Value::from(512u64)),
+            ("max_position_embeddings", Value::from(131_072u64)),
+            ("sliding_window", Value::from(512u64)),
+            ("tie_word_embeddings", Value::from(true)),
+        ],
         _ => &[],
     };
     if let Value::Object(map) = &mut out {
@@ -219,6 +260,178 @@ fn with_class_defaults(c: &Value) -> Value {
         }
     }
     out
+}
+
+/// Reads concepts through the alias table and records where each value came from.
+struct Reader<'a> {
+    c: &'a Value,
+    assumptions: Vec<Assumption>,
+    provenance: Vec<Provenance>,
+}
+
+impl Reader<'_> {
+    /// The value of `concept`, recorded as read from the spelling found.
+    fn u64(&mut self, concept: Concept, quantity: &str) -> Option<u64> {
+        let (key, v) = aliases::find_u64(self.c, concept)?;
+        self.note(quantity, "config", key);
+        Some(v)
+    }
+
+    fn note(&mut self, quantity: &str, source: &str, detail: &str) {
+        self.provenance.push(Provenance {
+            quantity: quantity.to_string(),
+            source: source.to_string(),
+            detail: detail.to_string(),
+        });
+    }
+
+    fn assume(&mut self, field: &str, value: String, why: String) {
+        self.provenance.push(Provenance {
+            quantity: field.to_string(),
+            source: "assumption".to_string(),
+            detail: why.clone(),
+        });
+        self.assumptions.push(Assumption {
+            field: field.to_string(),
+            value,
+            why,
+        });
+    }
+
+    /// `concept`, or `default` recorded as an assumption naming `why`.
+    fn u64_or_assume(&mut self, concept: Concept, quantity: &str, default: u64, why: &str) -> u64 {
+        self.u64(concept, quantity).unwrap_or_else(|| {
+            self.assume(
+                quantity,
+                default.to_string(),
+                format!(
+                    "absent (tried {}); {why}",
+                    aliases::row(concept).keys.join(", ")
+                ),
+            );
+            default
+        })
+    }
+}
+
+/// What a `layer_types` entry means for the cache.
+#[derive(Clone, Copy)]
+enum Kind {
+    Sliding,
+    Full,
+    Recurrent,
+    MlpOnly,
+}
+
+/// The cache kind of a `layer_types` string, `None` when unknown. Spellings: transformers
+/// `sliding_attention`, `full_attention` (Gemma 3/4, gpt-oss), `linear_attention`
+/// (Qwen3-Next, Qwen3.5), `chunked_attention` (Llama 4), `mamba` / `attention`
+/// (Granite-4 `layers_block_type`), `recurrent` (RecurrentGemma).
+fn layer_kind_of(s: &str) -> Option<Kind> {
+    let s = s.to_ascii_lowercase();
+    if s.contains("sliding") || s.contains("chunk") || s.contains("local") {
+        Some(Kind::Sliding)
+    } else if [
+        "linear",
+        "mamba",
+        "recurrent",
+        "ssm",
+        "delta",
+        "rwkv",
+        "conv",
+    ]
+    .iter()
+    .any(|k| s.contains(k))
+    {
+        Some(Kind::Recurrent)
+    } else if s.contains("full") || s.contains("global") || s == "attention" || s == "attn" {
+        Some(Kind::Full)
+    } else if s == "mlp" || s == "moe" || s == "ffn" {
+        Some(Kind::MlpOnly)
+    } else {
+        None
+    }
+}
+
+/// The experts-per-token of released MoE models with `experts` routed experts, for a config
+/// that does not say: Mixtral 8 → 2; gpt-oss-20b 32 → 4; DeepSeek-V2-Lite 64 → 6;
+/// Qwen3-MoE 128 → 8, Gemma 4 26B-A4B 128 → 8, DeepSeek-V3 256 → 8, Kimi K2 384 → 8;
+/// Qwen3-Next 512 → 10 (each model's `config.json`).
+fn common_experts_per_token(experts: u64) -> (u64, &'static str) {
+    let (k, why) = match experts {
+        0..=8 => (2, "the usual top-2 of 8-expert models (Mixtral 8x7B)"),
+        9..=32 => (
+            4,
+            "the usual top-4 of 16-32-expert models (gpt-oss-20b: 4 of 32)",
+        ),
+        33..=64 => (6, "the usual top-6 of 64-expert models (DeepSeek-V2-Lite)"),
+        65..=384 => (
+            8,
+            "the usual top-8 of 128-384-expert models (Qwen3-MoE, Gemma 4, DeepSeek-V3, Kimi K2)",
+        ),
+        _ => (10, "the usual top-10 of 512-expert models (Qwen3-Next)"),
+    };
+    (k.min(experts), why)
+}
+
+/// The recurrent state of a model with linear-attention or Mamba layers: GatedDeltaNet
+/// when the config has `linear_*` fields, Mamba2 when it has `mamba_*` ones; missing
+/// fields take the transformers class defaults (`Qwen3NextConfig`, `NemotronHConfig`) as
+/// stated assumptions.
+fn recurrent_state(rd: &mut Reader<'_>) -> Option<RecurrentState> {
+    let has = |c: &Value, concept| aliases::find(c, concept).is_some();
+    if has(rd.c, Concept::LinearKeyHeads) || has(rd.c, Concept::LinearValueHeads) {
+        let why = "the Qwen3NextConfig default";
+        Some(RecurrentState::GatedDeltaNet {
+            key_heads: rd.u64_or_assume(Concept::LinearKeyHeads, "linear_num_key_heads", 16, why),
+            value_heads: rd.u64_or_assume(
+                Concept::LinearValueHeads,
+                "linear_num_value_heads",
+                32,
+                why,
+            ),
+            key_head_dim: rd.u64_or_assume(
+                Concept::LinearKeyHeadDim,
+                "linear_key_head_dim",
+                128,
+                why,
+            ),
+            value_head_dim: rd.u64_or_assume(
+                Concept::LinearValueHeadDim,
+                "linear_value_head_dim",
+                128,
+                why,
+            ),
+            conv_kernel: rd.u64_or_assume(Concept::ConvKernel, "conv_kernel", 4, why),
+        })
+    } else if has(rd.c, Concept::MambaExpand) && !has(rd.c, Concept::MambaHeads) {
+        let why = "the JambaConfig default";
+        let hidden = aliases::find_u64(rd.c, Concept::Hidden).map_or(0, |(_, v)| v);
+        let expand = rd.u64_or_assume(Concept::MambaExpand, "mamba_expand", 2, why);
+        Some(RecurrentState::Mamba1 {
+            inner: expand.saturating_mul(hidden),
+            state_size: rd.u64_or_assume(Concept::SsmStateSize, "mamba_d_state", 16, why),
+            conv_kernel: rd.u64_or_assume(Concept::ConvKernel, "mamba_d_conv", 4, why),
+            dt_rank: get_u64(rd.c, "mamba_dt_rank").unwrap_or_else(|| hidden.div_ceil(16)),
+        })
+    } else if has(rd.c, Concept::MambaHeads) || has(rd.c, Concept::SsmStateSize) {
+        let why = "the NemotronHConfig default";
+        Some(RecurrentState::Mamba2 {
+            heads: rd.u64_or_assume(Concept::MambaHeads, "mamba_num_heads", 128, why),
+            head_dim: rd.u64_or_assume(Concept::MambaHeadDim, "mamba_head_dim", 64, why),
+            state_size: rd.u64_or_assume(Concept::SsmStateSize, "ssm_state_size", 128, why),
+            groups: rd.u64_or_assume(Concept::MambaGroups, "n_groups", 8, why),
+            conv_kernel: rd.u64_or_assume(Concept::ConvKernel, "conv_kernel", 4, why),
+        })
+    } else {
+        rd.assume(
+            "recurrent_state",
+            "0 bytes".into(),
+            "the config has linear-attention or Mamba layers but none of the state-size              fields (linear_num_value_heads, mamba_num_heads, ssm_state_size): their              per-request state is not counted"
+                .into(),
+        );
+        None
+    }
 }
 
 /// Upper bound on any single dimension, to keep all products inside u64.
@@ -273,11 +486,19 @@ impl ModelArch {
             .or_else(|| get_str(root, "model_type"))
             .unwrap_or("")
             .to_string();
-        let hidden = first_u64(c, &["hidden_size", "n_embd", "d_model"])
+        let mut rd = Reader {
+            c,
+            assumptions: Vec::new(),
+            provenance: Vec::new(),
+        };
+        let hidden = rd
+            .u64(Concept::Hidden, "hidden")
             .ok_or(ConfigError::MissingField("hidden_size"))?;
-        let layers = first_u64(c, &["num_hidden_layers", "n_layer", "num_layers"])
+        let layers = rd
+            .u64(Concept::Layers, "layers")
             .ok_or(ConfigError::MissingField("num_hidden_layers"))?;
-        let heads = first_u64(c, &["num_attention_heads", "n_head"])
+        let heads = rd
+            .u64(Concept::Heads, "heads")
             .ok_or(ConfigError::MissingField("num_attention_heads"))?;
         let vocab = require(c, "vocab_size")
             .or_else(|_| require(root, "vocab_size"))
@@ -296,6 +517,7 @@ impl ModelArch {
                 });
             }
         }
+        let n_layers = usize::try_from(layers).unwrap_or(0);
         let is_falcon = model_type == "falcon" || architecture.starts_with("Falcon");
         let kv_heads = if is_falcon {
             if get_bool(c, "new_decoder_architecture") == Some(true) {
@@ -306,17 +528,17 @@ impl ModelArch {
                 heads
             }
         } else if get_bool(c, "multi_query") == Some(true) {
+            rd.note("kv_heads", "config", "multi_query = true: one KV head");
             1
         } else {
-            first_u64(
-                c,
-                &[
-                    "num_key_value_heads",
-                    "num_kv_heads",
-                    "multi_query_group_num",
-                ],
-            )
-            .unwrap_or(heads)
+            rd.u64(Concept::KvHeads, "kv_heads").unwrap_or_else(|| {
+                rd.note(
+                    "kv_heads",
+                    "default",
+                    "absent: num_attention_heads (multi-head attention, the transformers default)",
+                );
+                heads
+            })
         };
         if kv_heads == 0 || kv_heads > heads {
             return Err(ConfigError::BadField {
@@ -324,7 +546,7 @@ impl ModelArch {
                 reason: format!("{kv_heads} must be between 1 and num_attention_heads ({heads})"),
             });
         }
-        let head_dim = match get_u64(c, "head_dim") {
+        let head_dim = match rd.u64(Concept::HeadDim, "head_dim") {
             Some(h) if h > 0 => h,
             _ => {
                 if hidden % heads != 0 {
@@ -335,6 +557,11 @@ impl ModelArch {
                         ),
                     });
                 }
+                rd.note(
+                    "head_dim",
+                    "default",
+                    "absent: hidden_size / num_attention_heads (the transformers default)",
+                );
                 hidden / heads
             }
         };
@@ -344,24 +571,36 @@ impl ModelArch {
                 reason: "out of range".into(),
             });
         }
-        let intermediate = first_u64(c, &["intermediate_size", "ffn_hidden_size", "n_inner"])
-            .or_else(|| get_u64(c, "ffn_dim"))
-            .unwrap_or(4 * hidden);
+        let intermediate = rd
+            .u64(Concept::Intermediate, "intermediate")
+            .unwrap_or_else(|| {
+                rd.note(
+                    "intermediate",
+                    "default",
+                    "absent: 4 × hidden_size (GPT-2's `n_inner = None`)",
+                );
+                4 * hidden
+            });
         if intermediate > MAX_DIM {
             return Err(ConfigError::BadField {
                 field: "intermediate_size",
                 reason: "out of range".into(),
             });
         }
+        let is_gemma4 = model_type.starts_with("gemma4");
         let tied_embeddings = get_bool(c, "tie_word_embeddings")
             .or_else(|| get_bool(root, "tie_word_embeddings"))
             .unwrap_or(matches!(
                 model_type.as_str(),
-                "gemma" | "gemma2" | "gemma3_text" | "gemma3"
+                "gemma" | "gemma2" | "gemma3_text" | "gemma3" | "gemma4_text" | "gemma4"
             ));
         let is_phi2 = model_type == "phi" || architecture == "PhiForCausalLM";
-        let gated_mlp =
-            !(is_phi2 || is_falcon || model_type == "gpt2" || model_type == "starcoder2");
+        // Nemotron-H's MLP is `up_proj`/`down_proj` with relu² (transformers `NemotronHMLP`).
+        let gated_mlp = !(is_phi2
+            || is_falcon
+            || model_type == "gpt2"
+            || model_type == "starcoder2"
+            || model_type.starts_with("nemotron_h"));
         let qkv_bias = get_bool(c, "attention_bias").unwrap_or(false)
             || get_bool(c, "qkv_bias").unwrap_or(false)
             || matches!(model_type.as_str(), "qwen2" | "qwen2_moe" | "qwen2_vl")
@@ -371,6 +610,7 @@ impl ModelArch {
         let norm_bias = is_phi2 || is_falcon;
         let norms_per_layer = if model_type.starts_with("gemma2")
             || model_type.starts_with("gemma3")
+            || is_gemma4
         {
             4
         } else if is_phi2 || (is_falcon && get_bool(c, "new_decoder_architecture") != Some(true)) {
@@ -378,18 +618,74 @@ impl ModelArch {
         } else {
             2
         };
-        let qk_norm = model_type.starts_with("qwen3") || model_type.starts_with("gemma3");
+        let qk_norm =
+            model_type.starts_with("qwen3") || model_type.starts_with("gemma3") || is_gemma4;
+
+        // Nemotron-H: one mixer per layer, spelled one letter a layer.
+        // Its `layers_block_type` list (`mamba`, `attention`, `mlp`, `moe`) says the same.
+        let hybrid_pattern: Option<Vec<char>> = aliases::find(c, Concept::HybridPattern)
+            .and_then(|(_, v)| v.as_str())
+            .map(|s| s.chars().collect())
+            .or_else(|| match c.get("layers_block_type") {
+                Some(Value::Array(kinds))
+                    if kinds
+                        .iter()
+                        .any(|k| matches!(k.as_str(), Some("mlp" | "moe"))) =>
+                {
+                    Some(
+                        kinds
+                            .iter()
+                            .map(|k| match k.as_str() {
+                                Some("mamba") => 'M',
+                                Some("attention") => '*',
+                                Some("moe") => 'E',
+                                _ => '-',
+                            })
+                            .collect(),
+                    )
+                }
+                _ => None,
+            });
+        if let Some(p) = &hybrid_pattern {
+            if p.len() != n_layers {
+                return Err(ConfigError::BadField {
+                    field: "hybrid_override_pattern",
+                    reason: format!(
+                        "{} letters for {layers} layers (one letter per layer)",
+                        p.len()
+                    ),
+                });
+            }
+            rd.note("layer_kinds", "config", "hybrid_override_pattern");
+        }
 
         // MoE
-        let experts = first_u64(c, &["num_local_experts", "n_routed_experts", "num_experts"])
-            .filter(|&e| e > 1);
+        let experts = rd.u64(Concept::Experts, "experts").filter(|&e| e > 1);
         let moe = if let Some(experts) = experts {
-            let experts_per_token = first_u64(c, &["num_experts_per_tok", "moe_topk", "top_k"])
-                .ok_or(ConfigError::MissingField("num_experts_per_tok"))?;
-            let expert_intermediate =
-                first_u64(c, &["moe_intermediate_size", "expert_intermediate_size"])
-                    .unwrap_or(intermediate);
-            let n_shared = get_u64(c, "n_shared_experts").unwrap_or(0);
+            let experts_per_token = match aliases::find_u64(c, Concept::ExpertsPerToken) {
+                Some((k, v)) => {
+                    rd.note("experts_per_token", "config", k);
+                    v
+                }
+                None => {
+                    let (v, why) = common_experts_per_token(experts);
+                    rd.assume(
+                        "experts_per_token",
+                        v.to_string(),
+                        format!(
+                            "the config names no experts-per-token field (tried {}); {why}",
+                            aliases::row(Concept::ExpertsPerToken).keys.join(", ")
+                        ),
+                    );
+                    v
+                }
+            };
+            let expert_intermediate = rd
+                .u64(Concept::ExpertIntermediate, "expert_intermediate")
+                .unwrap_or(intermediate);
+            let n_shared = rd
+                .u64(Concept::SharedExperts, "shared_experts")
+                .unwrap_or(0);
             // Llama 4: one shared expert of `intermediate_size` in every MoE layer
             // (`Llama4TextMoe.shared_expert`).
             let n_shared = if model_type == "llama4_text" {
@@ -397,7 +693,11 @@ impl ModelArch {
             } else {
                 n_shared
             };
-            let shared_intermediate = get_u64(c, "shared_expert_intermediate_size")
+            let shared_intermediate = rd
+                .u64(
+                    Concept::SharedExpertIntermediate,
+                    "shared_expert_intermediate",
+                )
                 .unwrap_or_else(|| n_shared.saturating_mul(expert_intermediate));
             if experts > 65_536 || experts_per_token > experts || expert_intermediate > MAX_DIM {
                 return Err(ConfigError::BadField {
@@ -410,30 +710,38 @@ impl ModelArch {
                 experts_per_token,
                 expert_intermediate,
                 shared_intermediate,
-                shared_gate: model_type.starts_with("qwen2_moe"),
+                shared_gate: model_type.starts_with("qwen2_moe")
+                    || model_type.starts_with("qwen3_next"),
                 expert_bias: model_type == "gpt_oss",
             })
         } else {
             None
         };
+        let dense_first = rd.u64(Concept::DenseFirstLayers, "dense_first_layers");
+        // Each spelling of the MoE step means its own thing; each is tried as before.
+        let step_rule: Option<(&str, u64)> = aliases::row(Concept::MoeLayerStep)
+            .keys
+            .iter()
+            .find_map(|k| get_u64(c, k).filter(|&s| s > 1).map(|s| (*k, s)));
+        let expert_offset = get_u64(c, "expert_layer_offset").unwrap_or(1);
         let layer_is_moe: Vec<bool> = (0..layers)
             .map(|i| {
                 if moe.is_none() {
                     return false;
                 }
-                if let Some(k) = get_u64(c, "first_k_dense_replace") {
+                if let Some(p) = &hybrid_pattern {
+                    return p.get(usize::try_from(i).unwrap_or(usize::MAX)) == Some(&'E');
+                }
+                if let Some(k) = dense_first {
                     if i < k {
                         return false;
                     }
                 }
-                if let Some(step) = get_u64(c, "interleave_moe_layer_step").filter(|&s| s > 1) {
-                    return (i + 1) % step == 0;
-                }
-                if let Some(freq) = get_u64(c, "moe_layer_freq").filter(|&s| s > 1) {
-                    return i % freq == 0;
-                }
-                if let Some(step) = get_u64(c, "decoder_sparse_step").filter(|&s| s > 1) {
-                    return (i + 1) % step == 0;
+                match step_rule {
+                    Some(("moe_layer_freq", f)) => return i % f == 0,
+                    Some(("expert_layer_period", p)) => return i % p == expert_offset % p,
+                    Some((_, s)) => return (i + 1) % s == 0,
+                    None => {}
                 }
                 if let Some(Value::Array(only)) = c.get("mlp_only_layers") {
                     if only.iter().any(|x| x.as_u64() == Some(i)) {
@@ -452,21 +760,75 @@ impl ModelArch {
         };
 
         // MLA
-        let mla = match get_u64(c, "kv_lora_rank") {
+        let mla = match rd.u64(Concept::KvLoraRank, "kv_lora_rank") {
             Some(kv_lora_rank) if kv_lora_rank > 0 => Some(Mla {
-                q_lora_rank: get_u64(c, "q_lora_rank").filter(|&r| r > 0),
+                q_lora_rank: aliases::find_u64(c, Concept::QLoraRank)
+                    .map(|(_, v)| v)
+                    .filter(|&r| r > 0),
                 kv_lora_rank,
-                qk_rope_head_dim: get_u64(c, "qk_rope_head_dim").unwrap_or(64),
-                qk_nope_head_dim: get_u64(c, "qk_nope_head_dim").unwrap_or(128),
-                v_head_dim: get_u64(c, "v_head_dim").unwrap_or(128),
+                qk_rope_head_dim: aliases::find_u64(c, Concept::QkRopeHeadDim)
+                    .map_or(64, |(_, v)| v),
+                qk_nope_head_dim: aliases::find_u64(c, Concept::QkNopeHeadDim)
+                    .map_or(128, |(_, v)| v),
+                v_head_dim: aliases::find_u64(c, Concept::VHeadDim).map_or(128, |(_, v)| v),
             }),
             _ => None,
         };
 
+        // Global layers' own KV shape (Gemma 4). vLLM `Gemma4DecoderLayer`: full layers use
+        // `global_head_dim`, and `num_global_key_value_heads` only when `attention_k_eq_v`.
+        let k_eq_v = get_bool(c, "attention_k_eq_v").unwrap_or(false);
+        let global_head_dim = rd.u64(Concept::GlobalHeadDim, "head_dim.global");
+        let global_kv_heads = if k_eq_v {
+            rd.u64(Concept::GlobalKvHeads, "kv_heads.global")
+        } else {
+            None
+        };
+        let global_attention = if global_head_dim.is_some() || global_kv_heads.is_some() || k_eq_v {
+            let g = GlobalAttention {
+                kv_heads: global_kv_heads.unwrap_or(kv_heads),
+                head_dim: global_head_dim.unwrap_or(head_dim),
+                k_eq_v,
+            };
+            if g.kv_heads == 0 || g.kv_heads > heads || g.head_dim == 0 || g.head_dim > MAX_DIM {
+                return Err(ConfigError::BadField {
+                    field: "num_global_key_value_heads",
+                    reason: format!(
+                        "{} KV heads of dimension {} is impossible with {heads} heads",
+                        g.kv_heads, g.head_dim
+                    ),
+                });
+            }
+            Some(g)
+        } else {
+            None
+        };
+        let kv_shared_layers = rd
+            .u64(Concept::KvSharedLayers, "kv_shared_layers")
+            .unwrap_or(0);
+        if kv_shared_layers >= layers && kv_shared_layers > 0 {
+            return Err(ConfigError::BadField {
+                field: "num_kv_shared_layers",
+                reason: format!(
+                    "{kv_shared_layers} shared of {layers} layers leaves none to share"
+                ),
+            });
+        }
+
         // Sliding window pattern
-        let window = get_u64(c, "sliding_window").filter(|&w| w > 0);
+        let window = rd
+            .u64(Concept::SlidingWindow, "sliding_window")
+            .filter(|&w| w > 0);
         let use_sw = get_bool(c, "use_sliding_window");
         let chunk = get_u64(c, "attention_chunk_size").filter(|&w| w > 0);
+        let full_interval = get_u64(c, "full_attention_interval").filter(|&n| n > 0);
+        // A hybrid pattern is the more specific layer list (Nemotron-H).
+        let layer_types_list = if hybrid_pattern.is_none() {
+            aliases::find(c, Concept::LayerTypes)
+        } else {
+            None
+        };
+        let attn_period = get_u64(c, "attn_layer_period").filter(|&n| n > 0);
         let layer_attention: Vec<LayerAttention> =
             if let (Some(w), "llama4_text") = (chunk, model_type.as_str()) {
                 // Llama 4: 3 of 4 layers use chunked local attention (KV capped at the chunk,
@@ -480,23 +842,82 @@ impl ModelArch {
                         }
                     })
                     .collect()
-            } else if let Some(Value::Array(types)) = c.get("layer_types") {
-                (0..layers)
+            } else if let Some((key, Value::Array(types))) = layer_types_list {
+                rd.note("layer_kinds", "config", key);
+                let mut unknown: Vec<String> = Vec::new();
+                let kinds = (0..n_layers)
                     .map(|i| {
-                        let t = types
-                            .get(usize::try_from(i).unwrap_or(usize::MAX))
-                            .and_then(Value::as_str);
-                        match (t, window) {
-                            (Some(s), Some(w)) if s.contains("sliding") => {
+                        let t = types.get(i).and_then(Value::as_str);
+                        match (t.map(layer_kind_of), window) {
+                            (Some(Some(Kind::Sliding)), Some(w)) => {
                                 LayerAttention::Sliding { window: w }
                             }
+                            (Some(Some(Kind::Recurrent)), _) => LayerAttention::Recurrent,
+                            (Some(Some(Kind::MlpOnly)), _) => LayerAttention::MlpOnly,
+                            (Some(None), _) => {
+                                if let Some(s) = t {
+                                    if !unknown.iter().any(|u| u == s) {
+                                        unknown.push(s.to_string());
+                                    }
+                                }
+                                LayerAttention::Full
+                            }
                             _ => LayerAttention::Full,
+                        }
+                    })
+                    .collect();
+                if !unknown.is_empty() {
+                    rd.assume(
+                        "layer_types",
+                        "full_attention".into(),
+                        format!(
+                            "unknown layer kind(s) `{}` in `{key}`: sized as full attention, the \
+                         largest KV a layer can hold",
+                            unknown.join("`, `")
+                        ),
+                    );
+                }
+                kinds
+            } else if let Some(p) = &hybrid_pattern {
+                p.iter()
+                    .map(|ch| match ch {
+                        'M' => LayerAttention::Recurrent,
+                        '*' => LayerAttention::Full,
+                        _ => LayerAttention::MlpOnly,
+                    })
+                    .collect()
+            } else if let Some(n) = full_interval {
+                // Qwen3-Next: `layer_types` default is full attention at (i + 1) % n == 0.
+                rd.note("layer_kinds", "config", "full_attention_interval");
+                (0..layers)
+                    .map(|i| {
+                        if (i + 1) % n == 0 {
+                            LayerAttention::Full
+                        } else {
+                            LayerAttention::Recurrent
+                        }
+                    })
+                    .collect()
+            } else if let Some(p) = attn_period {
+                // Jamba: attention at i % period == offset, Mamba elsewhere.
+                rd.note(
+                    "layer_kinds",
+                    "config",
+                    "attn_layer_period, attn_layer_offset",
+                );
+                let off = get_u64(c, "attn_layer_offset").unwrap_or(0) % p;
+                (0..layers)
+                    .map(|i| {
+                        if i % p == off {
+                            LayerAttention::Full
+                        } else {
+                            LayerAttention::Recurrent
                         }
                     })
                     .collect()
             } else if let (Some(w), false) = (window, use_sw == Some(false)) {
                 let pattern = get_u64(c, "sliding_window_pattern")
-                    .or_else(|| (model_type.starts_with("gemma3")).then_some(6));
+                    .or_else(|| (model_type.starts_with("gemma3") || is_gemma4).then_some(6));
                 if model_type.starts_with("gemma2") {
                     // Gemma 2: even layers slide, odd layers are global (`gemma2.py`).
                     (0..layers)
@@ -509,7 +930,7 @@ impl ModelArch {
                         })
                         .collect()
                 } else if let Some(p) = pattern.filter(|&p| p > 1) {
-                    // Gemma 3: every p-th layer is global.
+                    // Gemma 3 (and Gemma 4's default `layer_types`): every p-th layer is global.
                     (0..layers)
                         .map(|i| {
                             if (i + 1) % p == 0 {
@@ -521,7 +942,7 @@ impl ModelArch {
                         .collect()
                 } else if model_type.starts_with("qwen") {
                     // Qwen2 writes sliding_window but disables it unless use_sliding_window.
-                    vec![LayerAttention::Full; usize::try_from(layers).unwrap_or(0)]
+                    vec![LayerAttention::Full; n_layers]
                 } else if model_type == "mistral"
                     || model_type == "mixtral"
                     || model_type.starts_with("phi3")
@@ -529,19 +950,24 @@ impl ModelArch {
                     // Mistral 7B v0.1: every layer slides.
                     let max_pos = get_u64(c, "max_position_embeddings").unwrap_or(u64::MAX);
                     if w >= max_pos {
-                        vec![LayerAttention::Full; usize::try_from(layers).unwrap_or(0)]
+                        vec![LayerAttention::Full; n_layers]
                     } else {
-                        vec![
-                            LayerAttention::Sliding { window: w };
-                            usize::try_from(layers).unwrap_or(0)
-                        ]
+                        vec![LayerAttention::Sliding { window: w }; n_layers]
                     }
                 } else {
-                    vec![LayerAttention::Full; usize::try_from(layers).unwrap_or(0)]
+                    vec![LayerAttention::Full; n_layers]
                 }
             } else {
-                vec![LayerAttention::Full; usize::try_from(layers).unwrap_or(0)]
+                vec![LayerAttention::Full; n_layers]
             };
+        let recurrent = if layer_attention.contains(&LayerAttention::Recurrent) {
+            recurrent_state(&mut rd)
+        } else {
+            None
+        };
+        let attn_output_gate =
+            get_bool(c, "attn_output_gate").unwrap_or(model_type.starts_with("qwen3_next"));
+        let dense_beside_moe = is_gemma4 && moe.is_some();
         let max_position_embeddings =
             first_u64(c, &["max_position_embeddings", "n_positions", "seq_length"])
                 .or_else(|| get_u64(root, "max_position_embeddings"))
@@ -624,6 +1050,13 @@ impl ModelArch {
             extra_params: 0,
             stored_fp32,
             rope_cache_bytes,
+            global_attention,
+            kv_shared_layers,
+            recurrent,
+            dense_beside_moe,
+            attn_output_gate,
+            assumptions: rd.assumptions,
+            provenance: rd.provenance,
         };
         arch.check_bounds()?;
         Ok(arch)
@@ -676,210 +1109,5 @@ impl ModelArch {
             }
         }
         Ok(())
-    }
-
-    /// Whether any layer uses a sliding window.
-    #[must_use]
-    pub fn has_sliding_layers(&self) -> bool {
-        self.layer_attention
-            .iter()
-            .any(|a| matches!(a, LayerAttention::Sliding { .. }))
-    }
-
-    /// KV-cache bytes one token occupies in one layer on one GPU, at `dtype_bytes` per
-    /// element, with tensor parallelism `tp`.
-    ///
-    /// MHA/GQA: `2 × max(1, kv_heads / tp) × head_dim × bytes` — KV heads are replicated
-    /// when there are fewer than `tp` (vLLM `QKVParallelLinear`). MLA: `(kv_lora_rank +
-    /// qk_rope_head_dim) × bytes`, the same on every rank (vLLM `MLAAttentionSpec`).
-    #[must_use]
-    pub fn kv_bytes_per_token_layer(&self, dtype_bytes: u64, tp: u64) -> u64 {
-        if let Some(mla) = self.mla {
-            return (mla.kv_lora_rank + mla.qk_rope_head_dim) * dtype_bytes;
-        }
-        let kv_per_gpu = if self.kv_heads >= tp {
-            self.kv_heads / tp.max(1)
-        } else {
-            1
-        };
-        2 * kv_per_gpu * self.head_dim * dtype_bytes
-    }
-
-    /// KV bytes per token over all layers on one GPU, ignoring sliding windows (TP=1).
-    #[must_use]
-    pub fn kv_bytes_per_token_unsharded(&self, dtype_bytes: u64) -> u64 {
-        self.kv_bytes_per_token_layer(dtype_bytes, 1) * self.layers
-    }
-
-    /// The parameter breakdown of the whole model (no sharding).
-    #[must_use]
-    pub fn params(&self) -> ParamBreakdown {
-        let h = self.hidden;
-        let embed = self.vocab * h;
-        let lm_head = if self.tied_embeddings {
-            0
-        } else {
-            self.vocab * h
-        };
-        let mut layer_sum = ParamBreakdown::default();
-        for i in 0..self.layers {
-            layer_sum.add(&self.layer_params(i));
-        }
-        layer_sum.embedding = embed;
-        layer_sum.lm_head = lm_head;
-        layer_sum.replicated += h * if self.norm_bias { 2 } else { 1 }; // final norm
-        if self.dense_bias && self.norm_bias {
-            // lm_head bias (Phi-2)
-            layer_sum.replicated += self.vocab;
-        }
-        layer_sum.extra = self.extra_params;
-        layer_sum
-    }
-
-    /// Parameters of decoder layer `i`, split by how tensor parallelism shards them.
-    #[must_use]
-    pub fn layer_params(&self, i: u64) -> ParamBreakdown {
-        let is_moe = self
-            .layer_is_moe
-            .get(usize::try_from(i).unwrap_or(usize::MAX))
-            .copied()
-            .unwrap_or(false);
-        self.layer_params_of_kind(is_moe)
-    }
-
-    /// Parameters of a decoder layer that is MoE (`is_moe`, when the model has experts) or
-    /// dense: layers differ in nothing else, so sizing computes one of each kind.
-    #[must_use]
-    pub fn layer_params_of_kind(&self, is_moe: bool) -> ParamBreakdown {
-        let h = self.hidden;
-        let mut p = ParamBreakdown::default();
-        // Attention
-        if let Some(m) = self.mla {
-            let qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
-            match m.q_lora_rank {
-                Some(r) => {
-                    p.linear_replicated += h * r; // q_a_proj (ReplicatedLinear)
-                    p.replicated += r; // q_a_layernorm
-                    p.attn_sharded += r * self.heads * qk_head; // q_b_proj
-                }
-                None => p.attn_sharded += h * self.heads * qk_head,
-            }
-            p.linear_replicated += h * (m.kv_lora_rank + m.qk_rope_head_dim); // kv_a_proj_with_mqa
-            p.replicated += m.kv_lora_rank; // kv_a_layernorm
-            p.attn_sharded += m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim);
-            p.attn_sharded += self.heads * m.v_head_dim * h; // o_proj
-        } else {
-            let q = h * self.heads * self.head_dim;
-            let kv = h * self.kv_heads * self.head_dim;
-            p.attn_sharded += q + self.heads * self.head_dim * h;
-            p.linear_kv += 2 * kv;
-            if self.qkv_bias {
-                p.bias_sharded += self.heads * self.head_dim;
-                p.bias_kv += 2 * self.kv_heads * self.head_dim;
-            }
-            if self.dense_bias {
-                p.replicated += h; // o_proj bias (RowParallel bias is replicated)
-            }
-            if self.qk_norm {
-                p.replicated += 2 * self.head_dim;
-            }
-        }
-        p.replicated += self.norms_per_layer * h * if self.norm_bias { 2 } else { 1 };
-        // MLP
-        match (is_moe, self.moe) {
-            (true, Some(m)) => {
-                p.expert += m.experts * 3 * h * m.expert_intermediate;
-                if m.expert_bias {
-                    p.expert += m.experts * (2 * m.expert_intermediate + h);
-                }
-                p.router += h * m.experts + if m.expert_bias { m.experts } else { 0 };
-                p.linear_sharded += 3 * h * m.shared_intermediate;
-                if m.shared_gate {
-                    p.router += h;
-                }
-                p.active_expert += m.experts_per_token * 3 * h * m.expert_intermediate;
-            }
-            _ => {
-                let mats = if self.gated_mlp { 3 } else { 2 };
-                p.linear_sharded += mats * h * self.intermediate;
-                if self.dense_bias {
-                    p.bias_sharded += self.intermediate;
-                    p.replicated += h;
-                }
-            }
-        }
-        p
-    }
-}
-
-/// Parameters grouped by how tensor parallelism shards them and how quantization treats them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct ParamBreakdown {
-    /// Input embedding (`vocab × hidden`), vocab-parallel, kept 16-bit by quantization.
-    pub embedding: u64,
-    /// Output projection (0 when tied), vocab-parallel, kept 16-bit.
-    pub lm_head: u64,
-    /// Attention linear weights split 1/TP (q, o, MLA up-projections), quantized.
-    pub attn_sharded: u64,
-    /// MLP linear weights split 1/TP (dense MLP, shared experts), quantized.
-    pub linear_sharded: u64,
-    /// K and V projection weights: split 1/TP, but replicated when kv_heads < TP. Quantized.
-    pub linear_kv: u64,
-    /// Linear weights replicated on every rank (MLA down-projections), quantized.
-    pub linear_replicated: u64,
-    /// Routed-expert weights, split over TP×EP, quantized.
-    pub expert: u64,
-    /// Routed-expert weights one token uses (for bandwidth), a subset of `expert`.
-    pub active_expert: u64,
-    /// MoE routers, kept 16-bit, replicated.
-    pub router: u64,
-    /// Biases split 1/TP (q bias, MLP biases), 16-bit.
-    pub bias_sharded: u64,
-    /// K/V biases (follow K/V sharding), 16-bit.
-    pub bias_kv: u64,
-    /// Norms and other small replicated tensors, 16-bit.
-    pub replicated: u64,
-    /// Parameters outside the text decoder (vision tower, MTP), 16-bit.
-    pub extra: u64,
-}
-
-impl ParamBreakdown {
-    fn add(&mut self, o: &Self) {
-        self.embedding += o.embedding;
-        self.lm_head += o.lm_head;
-        self.attn_sharded += o.attn_sharded;
-        self.linear_sharded += o.linear_sharded;
-        self.linear_kv += o.linear_kv;
-        self.linear_replicated += o.linear_replicated;
-        self.expert += o.expert;
-        self.active_expert += o.active_expert;
-        self.router += o.router;
-        self.bias_sharded += o.bias_sharded;
-        self.bias_kv += o.bias_kv;
-        self.replicated += o.replicated;
-        self.extra += o.extra;
-    }
-
-    /// All parameters.
-    #[must_use]
-    pub fn total(&self) -> u64 {
-        self.embedding
-            + self.lm_head
-            + self.attn_sharded
-            + self.linear_sharded
-            + self.linear_kv
-            + self.linear_replicated
-            + self.expert
-            + self.router
-            + self.bias_sharded
-            + self.bias_kv
-            + self.replicated
-            + self.extra
-    }
-
-    /// Parameters one token touches (MoE: only its experts).
-    #[must_use]
-    pub fn active(&self) -> u64 {
-        self.total() - self.expert + self.active_expert
     }
 }

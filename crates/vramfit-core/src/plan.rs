@@ -248,6 +248,11 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// For a model the user brought: the catalog id with the same architecture.
     pub catalog_twin: Option<String>,
+    /// Values the model's config did not give and sizing assumed (each also a warning).
+    pub assumptions: Vec<crate::model::Assumption>,
+    /// Where each derived number of the model came from (config field, class default,
+    /// assumption; the safetensors reader adds `headers` entries).
+    pub provenance: Vec<crate::model::Provenance>,
 }
 
 impl Plan {
@@ -655,6 +660,8 @@ pub fn plan_arch(
         .map(|fm| format_row(&arch, gpu, inputs, fm, group))
         .collect();
     let mut warnings = est.warnings.to_strings();
+    // What the config did not say and the reader assumed, said where the answer is read.
+    warnings.extend(arch.assumptions.iter().map(ToString::to_string));
     if let Some(r) = run
         .as_ref()
         .filter(|r| !serves(&inputs.workload, &r.serving, true))
@@ -712,6 +719,8 @@ pub fn plan_arch(
         formats,
         warnings,
         catalog_twin: None,
+        assumptions: arch.assumptions.clone(),
+        provenance: arch.provenance.clone(),
     }
 }
 

@@ -714,22 +714,36 @@ impl Replica {
             (e.max_num_seqs, e.max_num_batched_tokens)
         };
         let fast = gpu.has_fast_link();
-        let per_layer = m.kv_bytes_per_token_layer(s.kv_bytes(), tp);
+        let kv_of = |a| m.kv_bytes_per_token_kind(a, s.kv_bytes(), tp);
+        let per_full = kv_of(crate::model::LayerAttention::Full);
+        let per_window = kv_of(crate::model::LayerAttention::Sliding { window: 1 });
         let (mut full_layers, mut window_layers, mut window) = (0, 0, 0);
         // Layers of the busiest (first) stage by attention kind. Sliding and chunked layers
         // read and hold at most their window, whatever the engine's memory accounting
         // (vLLM's hybrid allocator, TensorRT-LLM's variable-window KV pools).
         let stage = usize::try_from(m.layers.div_ceil(pp)).unwrap_or(usize::MAX);
-        for a in m.layer_attention.iter().take(stage) {
+        for (i, a) in m.layer_attention.iter().take(stage).enumerate() {
+            if m.shares_kv(u64::try_from(i).unwrap_or(u64::MAX)) {
+                continue;
+            }
             match a {
                 crate::model::LayerAttention::Sliding { window: w } => {
                     window_layers += 1;
                     window = window.max(*w);
                 }
                 crate::model::LayerAttention::Full => full_layers += 1,
+                crate::model::LayerAttention::Recurrent | crate::model::LayerAttention::MlpOnly => {
+                }
             }
         }
-        if full_layers + window_layers == 0 {
+        if full_layers + window_layers == 0
+            && !m.layer_attention.iter().any(|a| {
+                matches!(
+                    a,
+                    crate::model::LayerAttention::Recurrent | crate::model::LayerAttention::MlpOnly
+                )
+            })
+        {
             full_layers = m.layers.div_ceil(pp);
         }
         Self {
@@ -739,8 +753,8 @@ impl Replica {
             experts_per_token: m.moe.map_or(0.0, |x| f(x.experts_per_token)),
             dense_params: f(p.active().saturating_sub(p.active_expert)) / f(tp) / f(pp),
             expert_params: f(p.active_expert) / f(tp) / f(pp),
-            kv_full_per_token: f(per_layer * full_layers),
-            kv_window_per_token: f(per_layer * window_layers),
+            kv_full_per_token: f(per_full * full_layers),
+            kv_window_per_token: f(per_window * window_layers),
             window: f(window),
             kv_pool_bytes: f(e.kv_pool_bytes),
             block: f(e.block_size.max(1)),

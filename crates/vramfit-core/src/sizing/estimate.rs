@@ -432,24 +432,21 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let pool = u64::try_from(pool_signed).unwrap_or(0);
 
     // KV layout.
-    let per_layer = m.kv_bytes_per_token_layer(s.kv_bytes(), tp);
+    // Per-layer shapes and page unification live in `kv.rs`: a block is `block_size ×
+    // slot_bytes` bytes over its tensor slots.
     let groups = kv_groups_compact(s);
-    let group_size = groups.group_size();
-    let layers_on_gpu = groups.layers();
-    let kv_bytes_per_token = per_layer * layers_on_gpu;
-    let page = block_size * per_layer;
-    let kv_blocks = if page == 0 {
-        0
-    } else {
-        pool / page.saturating_mul(group_size)
-    };
+    // vLLM raises the block size of models with Mamba-like layers (`kv.rs`).
+    let block_size = groups.block_size(block_size);
+    let kv_bytes_per_token = groups.bytes_per_token();
+    let block_bytes = block_size.saturating_mul(groups.slot_bytes());
+    let kv_blocks = pool.checked_div(block_bytes).unwrap_or(0);
     let n_groups = groups.count().max(1);
     let kv_tokens = kv_blocks / n_groups * block_size;
     // Blocks one request of `len` tokens needs, over all groups (vLLM
     // `get_max_concurrency_for_kv_cache_config`).
     let blocks_for = |len: u64| groups.blocks_for_len(block_size, max_num_batched_tokens, len);
     let req_blocks = blocks_for(max_model_len);
-    let kv_bytes_per_request = req_blocks.saturating_mul(page).saturating_mul(group_size);
+    let kv_bytes_per_request = req_blocks.saturating_mul(block_bytes);
     let max_concurrency = if req_blocks == 0 {
         0.0
     } else {

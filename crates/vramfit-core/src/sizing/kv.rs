@@ -9,6 +9,29 @@
 //! per request, a full layer `max_model_len`. The log's "KV cache size: N tokens" is
 //! `num_blocks ÷ groups × block_size`. Engines without hybrid allocation (SGLang,
 //! TensorRT-LLM, transformers) keep one uniform group of all the stage's layers.
+//!
+//! **Per-layer KV shapes** (Gemma 4: global layers with their own head dim and KV heads).
+//! Source: `vllm/v1/core/kv_cache_utils.py` at commit
+//! `001cabc1be16a59a70d720ed61a13b678c060a18` (`get_kv_cache_groups`,
+//! `unify_kv_cache_spec_page_size`, `get_kv_cache_config_from_groups`). A model whose layers
+//! are all one attention type but differ in size is one `UniformTypeKVCacheSpecs` group:
+//! `num_blocks = pool ÷ Σ layer pages`. Mixed types with different page sizes are unified
+//! first: a layer whose page is smaller gets `block_size × (max page ÷ its page)` tokens per
+//! block (or, when that does not divide, keeps its block size and a padded page), so a
+//! block holds `block_size × max bytes per token` per layer of a group. Layers that share
+//! an earlier layer's KV (`kv_sharing_target_layer_name`, Gemma 3n/4) and recurrent and
+//! MLP-only layers are in no attention group.
+//!
+//! **Recurrent layers** (linear attention, Mamba). vLLM gives each a `MambaSpec` whose page
+//! holds one request's whole state (`vllm/v1/kv_cache_interface.py`), and first raises the
+//! attention block size until an attention page holds it
+//! (`HybridAttentionMambaModelConfig.verify_and_update_config`, without prefix caching):
+//! `block = align × ⌈mamba page ÷ (align × attention bytes per token)⌉`, `align =
+//! max(16, block_size)`; the Mamba page is padded to the attention page. Recurrent layers
+//! then form groups of `group_size` layers like any other kind, and a request takes one
+//! block in each recurrent group. Engines without the hybrid allocator: the state (all
+//! recurrent layers of the stage) is counted as `⌈state ÷ block bytes⌉` more blocks of the
+//! pool.
 
 use super::{Engine, Scenario};
 use crate::model::LayerAttention;
@@ -83,6 +106,22 @@ pub struct KvGroups {
     full: u64,
     /// Layers per group (at least 1).
     group_size: u64,
+    /// Bytes one token takes in one block row over all tensor slots: a block holds
+    /// `block_size × slot_bytes` bytes. Hybrid: the largest per-layer bytes × `group_size`;
+    /// one group: the sum over its layers.
+    slot_bytes: u64,
+    /// Tokens-per-block multiplier of the sliding and the full layers (page unification).
+    window_ratio: u64,
+    /// See `window_ratio`.
+    full_ratio: u64,
+    /// KV bytes one token takes over the stage's layers on this GPU.
+    bytes_per_token: u64,
+    /// Recurrent-state bytes one request holds over the stage's layers on this GPU.
+    state_bytes: u64,
+    /// vLLM: groups of recurrent layers (one block per request each); 0 elsewhere.
+    state_groups: u64,
+    /// vLLM with recurrent layers: the attention block size raised to hold a Mamba page.
+    block_size: Option<u64>,
 }
 
 impl KvGroups {
@@ -126,6 +165,44 @@ impl KvGroups {
         self.group_size
     }
 
+    /// Bytes one token takes in one block row over all tensor slots (see the field).
+    #[must_use]
+    pub fn slot_bytes(&self) -> u64 {
+        self.slot_bytes
+    }
+
+    /// KV bytes one token takes over the stage's layers on this GPU.
+    #[must_use]
+    pub fn bytes_per_token(&self) -> u64 {
+        self.bytes_per_token
+    }
+
+    /// Recurrent-state bytes one request holds over the stage's layers on this GPU.
+    #[must_use]
+    pub fn state_bytes(&self) -> u64 {
+        self.state_bytes
+    }
+
+    /// The block size the engine runs at when asked for `asked`: vLLM raises it for
+    /// models with Mamba-like layers (module docs).
+    #[must_use]
+    pub fn block_size(&self, asked: u64) -> u64 {
+        self.block_size.map_or(asked, |b| b.max(asked))
+    }
+
+    /// Blocks one request's recurrent state takes, at `block_size`.
+    fn state_blocks(&self, block_size: u64) -> u64 {
+        if self.state_groups > 0 {
+            return self.state_groups;
+        }
+        let block = block_size.max(1).saturating_mul(self.slot_bytes);
+        if self.state_bytes == 0 || block == 0 {
+            0
+        } else {
+            self.state_bytes.div_ceil(block)
+        }
+    }
+
     /// Groups of `n` layers of one kind.
     fn groups_of(&self, n: u64) -> u64 {
         n.div_ceil(self.group_size.max(1))
@@ -138,9 +215,11 @@ impl KvGroups {
             .map(|&(_, n)| self.groups_of(n))
             .sum::<u64>()
             + self.groups_of(self.full)
+            + self.state_groups
     }
 
     /// Layers over all groups.
+    #[cfg(test)]
     pub(super) fn layers(&self) -> u64 {
         self.windows.as_slice().iter().map(|&(_, n)| n).sum::<u64>() + self.full
     }
@@ -153,10 +232,10 @@ impl KvGroups {
         max_num_batched_tokens: u64,
         len: u64,
     ) -> u64 {
-        let one = |window: Option<u64>| {
+        let one = |window: Option<u64>, ratio: u64| {
             blocks_for_len(
                 &[KvGroup { window, layers: 0 }],
-                block_size,
+                block_size.max(1).saturating_mul(ratio.max(1)),
                 max_num_batched_tokens,
                 len,
             )
@@ -165,10 +244,21 @@ impl KvGroups {
             .windows
             .as_slice()
             .iter()
-            .map(|&(w, n)| self.groups_of(n) * one(Some(w)))
+            .map(|&(w, n)| self.groups_of(n) * one(Some(w), self.window_ratio))
             .sum();
         let full = self.groups_of(self.full);
-        sliding + if full == 0 { 0 } else { full * one(None) }
+        let state = if len == 0 {
+            0
+        } else {
+            self.state_blocks(block_size)
+        };
+        sliding
+            + if full == 0 {
+                0
+            } else {
+                full * one(None, self.full_ratio)
+            }
+            + state
     }
 }
 
@@ -202,58 +292,155 @@ pub(super) fn kv_groups_compact(s: &Scenario) -> KvGroups {
     let m = &s.model;
     let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));
     let n_stage = m.layers.div_ceil(pp);
-    let uniform = |layers: u64| KvGroups {
-        windows: Inline::new((0, 0)),
-        full: layers,
-        group_size: layers,
-    };
-    if !matches!(s.flags.engine, Engine::Vllm { .. }) {
-        // An engine without hybrid allocation: every layer keeps the full context, except
-        // SGLang/TRT-LLM which we treat conservatively.
-        return uniform(n_stage.max(1));
-    }
-    let stage_layers = m
-        .layer_attention
-        .iter()
-        .take(usize::try_from(n_stage).unwrap_or(0));
+    let (dtype, tp) = (s.kv_bytes(), s.tensor_parallel_size.max(1));
+    let w_bytes = m.kv_bytes_per_token_kind(LayerAttention::Sliding { window: 1 }, dtype, tp);
+    let f_bytes = m.kv_bytes_per_token_kind(LayerAttention::Full, dtype, tp);
     let mut full = 0u64;
+    let mut recurrent = 0u64;
     // (window, layers), in order of first appearance.
     let mut windows: Inline<(u64, u64), 2> = Inline::new((0, 0));
-    for a in stage_layers {
-        match a {
+    for i in 0..n_stage {
+        if m.shares_kv(i) {
+            continue;
+        }
+        match m.attention_of(i) {
             LayerAttention::Full => full += 1,
             LayerAttention::Sliding { window } => {
-                match windows.as_mut_slice().iter_mut().find(|(w, _)| w == window) {
+                match windows
+                    .as_mut_slice()
+                    .iter_mut()
+                    .find(|(w, _)| *w == window)
+                {
                     Some(e) => e.1 += 1,
-                    None => windows.push((*window, 1)),
+                    None => windows.push((window, 1)),
                 }
             }
+            LayerAttention::Recurrent => recurrent += 1,
+            LayerAttention::MlpOnly => {}
         }
     }
+    let n_window: u64 = windows.as_slice().iter().map(|&(_, n)| n).sum();
+    let bytes_per_token = full * f_bytes + n_window * w_bytes;
+    let state_bytes = recurrent.saturating_mul(m.state_bytes_per_request_layer(dtype, tp));
+    let kv_layers = full + n_window;
+    let uniform = || KvGroups {
+        windows: Inline::new((0, 0)),
+        full: kv_layers.max(1),
+        group_size: kv_layers.max(1),
+        slot_bytes: bytes_per_token,
+        window_ratio: 1,
+        full_ratio: 1,
+        bytes_per_token,
+        state_bytes,
+        state_groups: 0,
+        block_size: None,
+    };
+    let vllm = matches!(s.flags.engine, Engine::Vllm { .. });
+    if vllm && recurrent > 0 && kv_layers > 0 {
+        return hybrid_with_state(s, windows, full, recurrent, (w_bytes, f_bytes), uniform());
+    }
+    if !vllm || windows.as_slice().is_empty() {
+        // An engine without hybrid allocation: every layer keeps the full context, except
+        // SGLang/TRT-LLM which we treat conservatively. vLLM without sliding layers: one
+        // group (`UniformTypeKVCacheSpecs` when the layers differ in size).
+        return uniform();
+    }
     let kinds = windows.as_slice();
-    if kinds.is_empty() {
-        // Uniform.
-        return uniform(n_stage.max(1));
-    }
-    if full == 0 && kinds.len() == 1 {
-        let n = kinds[0].1;
-        return KvGroups {
-            windows,
-            full: 0,
-            group_size: n,
-        };
-    }
-    let group_size = kinds
-        .iter()
-        .map(|(_, n)| *n)
-        .chain((full > 0).then_some(full))
-        .min()
-        .unwrap_or(1)
-        .max(1);
+    let max_bytes = if full > 0 {
+        w_bytes.max(f_bytes)
+    } else {
+        w_bytes
+    };
+    // `unify_kv_cache_spec_page_size`: a smaller page takes more tokens per block when it
+    // divides the largest, else keeps its block size in a padded page.
+    let ratio = |b: u64| {
+        if b > 0 && max_bytes % b == 0 {
+            max_bytes / b
+        } else {
+            1
+        }
+    };
+    let group_size = if full == 0 && kinds.len() == 1 {
+        kinds[0].1
+    } else {
+        kinds
+            .iter()
+            .map(|(_, n)| *n)
+            .chain((full > 0).then_some(full))
+            .min()
+            .unwrap_or(1)
+            .max(1)
+    };
     KvGroups {
         windows,
         full,
         group_size,
+        slot_bytes: max_bytes.saturating_mul(group_size),
+        window_ratio: ratio(w_bytes),
+        full_ratio: ratio(f_bytes),
+        bytes_per_token,
+        state_bytes,
+        state_groups: 0,
+        block_size: None,
+    }
+}
+
+/// vLLM's groups for a model with recurrent layers (module docs): the attention block
+/// raised to hold one layer's state, then groups of `group_size` layers of each kind.
+fn hybrid_with_state(
+    s: &Scenario,
+    windows: Inline<(u64, u64), 2>,
+    full: u64,
+    recurrent: u64,
+    (w_bytes, f_bytes): (u64, u64),
+    base: KvGroups,
+) -> KvGroups {
+    let n_window: u64 = windows.as_slice().iter().map(|&(_, n)| n).sum();
+    let attn1 = match (n_window > 0, full > 0) {
+        (true, true) => w_bytes.max(f_bytes),
+        (true, false) => w_bytes,
+        _ => f_bytes,
+    };
+    let mamba_page = s
+        .model
+        .state_bytes_per_request_layer(s.kv_bytes(), s.tensor_parallel_size.max(1));
+    let asked = s
+        .flags
+        .block_size
+        .unwrap_or_else(|| s.flags.engine.default_block_size())
+        .max(1);
+    let align = asked.max(16);
+    let block = if attn1 == 0 {
+        asked
+    } else {
+        align.saturating_mul(mamba_page.div_ceil(align.saturating_mul(attn1)).max(1))
+    };
+    let group_size = windows
+        .as_slice()
+        .iter()
+        .map(|(_, n)| *n)
+        .chain((full > 0).then_some(full))
+        .chain(Some(recurrent))
+        .min()
+        .unwrap_or(1)
+        .max(1);
+    let ratio = |b: u64| {
+        if b > 0 && attn1 % b == 0 {
+            attn1 / b
+        } else {
+            1
+        }
+    };
+    KvGroups {
+        windows,
+        full,
+        group_size,
+        slot_bytes: attn1.saturating_mul(group_size),
+        window_ratio: ratio(w_bytes),
+        full_ratio: ratio(f_bytes),
+        state_groups: recurrent.div_ceil(group_size),
+        block_size: Some(block.max(asked)),
+        ..base
     }
 }
 
@@ -295,9 +482,11 @@ impl KvGroups {
         kv_blocks: u64,
         cap: u64,
     ) -> u64 {
-        if self.windows.as_slice().is_empty() {
+        if self.windows.as_slice().is_empty() && self.state_bytes == 0 {
             let per_group = kv_blocks / self.count().max(1);
-            return per_group.saturating_mul(block_size.max(1)).min(cap);
+            return per_group
+                .saturating_mul(block_size.max(1).saturating_mul(self.full_ratio.max(1)))
+                .min(cap);
         }
         self.longest_fitting_len_search(block_size, max_num_batched_tokens, kv_blocks, cap)
     }

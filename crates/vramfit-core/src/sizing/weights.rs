@@ -39,15 +39,16 @@ fn moe_layers_in(is_moe: &[bool], start: u64, n: u64) -> u64 {
 /// split over TP, K/V projections over at most `kv_heads` ranks (replicated beyond), norms
 /// and routers replicated in 16-bit.
 fn layer_bytes_per_rank(s: &Scenario, p: &crate::model::ParamBreakdown) -> u64 {
+    layer_bytes_with_kv_heads(s, p, s.model.kv_heads)
+}
+
+/// [`layer_bytes_per_rank`] for a layer with `kv_heads` KV heads (Gemma 4's global layers).
+fn layer_bytes_with_kv_heads(s: &Scenario, p: &crate::model::ParamBreakdown, kv_heads: u64) -> u64 {
     let m = &s.model;
     let tp = s.tensor_parallel_size.max(1);
     let (f, g) = (s.format, s.group_size);
     let hp = f.high_precision_bytes();
-    let kv_shard = if m.kv_heads >= tp {
-        tp
-    } else {
-        m.kv_heads.max(1)
-    };
+    let kv_shard = if kv_heads >= tp { tp } else { kv_heads.max(1) };
     let fa = f.attention_format();
     fa.linear_bytes(ceil_div(p.attn_sharded, tp), m.hidden, g)
         + f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g)
@@ -67,6 +68,29 @@ fn for_each_stage_weights(s: &Scenario, mut each: impl FnMut(u64)) {
     let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));
     let hp = s.format.high_precision_bytes();
     let layer_bytes = |is_moe: bool| layer_bytes_per_rank(s, &m.layer_params_of_kind(is_moe));
+    // Models whose layers differ in more than MoE vs dense (global layers with their own
+    // KV shape, recurrent or MLP-only layers): one size per distinct layer kind.
+    let mixed = m.global_attention.is_some()
+        || m.layer_attention.iter().any(|a| {
+            matches!(
+                a,
+                crate::model::LayerAttention::Recurrent | crate::model::LayerAttention::MlpOnly
+            )
+        });
+    let mut kinds: Vec<(crate::model::LayerKind, u64)> = Vec::new();
+    let mut kind_bytes = |kind: crate::model::LayerKind| -> u64 {
+        if let Some(&(_, b)) = kinds.iter().find(|(k, _)| *k == kind) {
+            return b;
+        }
+        let kv_heads = if kind.mixer == crate::model::Mixer::GlobalAttention {
+            m.kv_shape(crate::model::LayerAttention::Full).0
+        } else {
+            m.kv_heads
+        };
+        let b = layer_bytes_with_kv_heads(s, &m.layer_params_of(kind), kv_heads);
+        kinds.push((kind, b));
+        b
+    };
     // Bytes of one MoE and one dense layer, sized when a stage first holds one.
     let (mut moe_layer, mut dense_layer) = (None, None);
     let vocab_padded = m.vocab.div_ceil(64) * 64;
@@ -81,13 +105,19 @@ fn for_each_stage_weights(s: &Scenario, mut each: impl FnMut(u64)) {
         let mut bytes = 0u64;
         // Layers differ only in being MoE or dense: size one of each kind and count them
         // (an estimate must not walk every layer).
-        let n_moe = moe_layers_in(&m.layer_is_moe, start, n);
-        let n_dense = n - n_moe;
-        if n_moe > 0 {
-            bytes += n_moe * *moe_layer.get_or_insert_with(|| layer_bytes(true));
-        }
-        if n_dense > 0 {
-            bytes += n_dense * *dense_layer.get_or_insert_with(|| layer_bytes(false));
+        if mixed {
+            bytes += (start..start + n)
+                .map(|i| kind_bytes(m.layer_kind(i)))
+                .sum::<u64>();
+        } else {
+            let n_moe = moe_layers_in(&m.layer_is_moe, start, n);
+            let n_dense = n - n_moe;
+            if n_moe > 0 {
+                bytes += n_moe * *moe_layer.get_or_insert_with(|| layer_bytes(true));
+            }
+            if n_dense > 0 {
+                bytes += n_dense * *dense_layer.get_or_insert_with(|| layer_bytes(false));
+            }
         }
         start += n;
         if stage == 0 {

@@ -342,7 +342,10 @@ include!("../../src/catalog/wasm_slim.rs");
 /// (`build.rs`, `src/catalog/wasm_slim.rs`); every model must size the same from it.
 #[test]
 fn the_web_catalog_sizes_like_the_full_one() {
-    let keys = config_keys(include_str!("../../src/model.rs"));
+    let keys = config_keys(concat!(
+        include_str!("../../src/model.rs"),
+        include_str!("../../src/model/aliases.rs")
+    ));
     let mut slimmed = 0;
     for m in &cat().models {
         let mut config = m.config.clone();

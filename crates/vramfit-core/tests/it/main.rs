@@ -20,6 +20,7 @@ mod fixes;
 mod gpu_names;
 mod hand_values;
 mod header_paths;
+mod new_archs;
 mod properties;
 mod real_safetensors;
 mod regressions;
