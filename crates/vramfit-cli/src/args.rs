@@ -72,8 +72,12 @@ pub struct ListArgs {
 
 #[derive(Args, Clone)]
 pub struct InspectArgs {
-    /// A .safetensors file, a model directory, or a model.safetensors.index.json.
+    /// A .safetensors file, a model directory, a model.safetensors.index.json, or a Hugging
+    /// Face repo id (`owner/name`, header bytes read by HTTP Range).
     pub path: PathBuf,
+    /// The Hub revision (branch, tag or commit) of a repo id.
+    #[arg(long, default_value = "main")]
+    pub revision: String,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
@@ -179,6 +183,10 @@ pub struct PlanArgs {
     /// Output tokens per request.
     #[arg(long = "output-tokens", default_value_t = 256)]
     pub output_tokens: u64,
+    /// The Hub revision (branch, tag or commit) of a repo id the catalog lacks, imported
+    /// from the Hugging Face Hub (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, VRAMFIT_CACHE_DIR).
+    #[arg(long)]
+    pub revision: Option<String>,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,

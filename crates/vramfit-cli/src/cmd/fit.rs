@@ -1,7 +1,7 @@
 //! `fit`: the inverse questions (fewest GPUs, longest context, most users, cheapest GPU).
 
 use crate::args::{Find, FitArgs};
-use crate::cmd::plan::{resolve, Loader};
+use crate::cmd::plan::{resolve, with_source, HubSource, Loader};
 use crate::json::FitJson;
 use crate::out::{pretty_line, Output, Res};
 use std::fmt::Write as _;
@@ -12,12 +12,18 @@ use vramfit_core::units::{fmt_count, fmt_usd};
 
 /// `fit`: exit 1 when the answer is "none fits".
 pub fn run(cat: &Catalog, a: &FitArgs, load: Loader) -> Res<Output> {
-    let (p, inputs) = resolve(cat, &a.plan, load)?;
-    Ok(render(cat, &p, &inputs, a))
+    let (p, inputs, source) = resolve(cat, &a.plan, load)?;
+    Ok(render(cat, &p, &inputs, a, source.as_ref()))
 }
 
 /// What `fit` prints for a resolved plan.
-pub fn render(cat: &Catalog, p: &Plan, inputs: &Inputs, a: &FitArgs) -> Output {
+pub fn render(
+    cat: &Catalog,
+    p: &Plan,
+    inputs: &Inputs,
+    a: &FitArgs,
+    source: Option<&HubSource>,
+) -> Output {
     let e = &p.estimate;
     // What bounds the answer: the running plan's limit; the memory (or the engine's
     // refusal) when the layout as given does not start.
@@ -68,14 +74,18 @@ pub fn render(cat: &Catalog, p: &Plan, inputs: &Inputs, a: &FitArgs) -> Output {
         Find::Cheapest => return Output::ok(cheapest(cat, inputs, a.plan.json)),
     };
     let stdout = if a.plan.json {
-        pretty_line(&FitJson {
+        let v = FitJson {
             find: name,
             answer,
             tensor_parallel_size: tp,
             pipeline_parallel_size: pp,
             detail,
             limited_by,
-        })
+        };
+        match source {
+            None => pretty_line(&v),
+            Some(_) => format!("{}\n", with_source(&v, source)),
+        }
     } else {
         match answer {
             Some(x) => format!("{name}: {} ({detail})\n", fmt_count(x)),
