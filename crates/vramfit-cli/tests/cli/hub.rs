@@ -99,6 +99,9 @@ enum Mode {
     Gated,
     /// Answers every request with 200 and the whole file.
     IgnoresRange,
+    /// Redirects `resolve` URLs to `http://localhost:PORT/cdn/FILE` (another host name), as
+    /// the Hub redirects to its CDN.
+    Redirects,
 }
 
 /// The most a shard answer may send when Range is ignored (the server stops there).
@@ -107,7 +110,8 @@ const CAP: u64 = 256 << 20;
 struct Hub {
     port: u16,
     sent: Arc<Mutex<HashMap<String, u64>>>,
-    auth: Arc<Mutex<Vec<String>>>,
+    /// (path, Authorization) of every request.
+    auth: Arc<Mutex<Vec<(String, String)>>>,
     stop: Arc<AtomicBool>,
 }
 
@@ -133,6 +137,11 @@ impl Hub {
                 head.extend(h);
                 f.insert(format!("{base}{s}"), (head, data));
             }
+            let cdn: Vec<_> = f
+                .iter()
+                .map(|(k, v)| (k.replace(&base, "/cdn/"), v.clone()))
+                .collect();
+            f.extend(cdn);
             f
         });
         let (s2, a2, st2) = (sent.clone(), auth.clone(), stop.clone());
@@ -142,7 +151,7 @@ impl Hub {
                 match listener.accept() {
                     Ok((c, _)) => {
                         let (f, s, a) = (files.clone(), s2.clone(), a2.clone());
-                        std::thread::spawn(move || serve(c, mode, &f, &s, &a));
+                        std::thread::spawn(move || serve(c, mode, port, &f, &s, &a));
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
                 }
@@ -175,9 +184,10 @@ impl Drop for Hub {
 fn serve(
     c: TcpStream,
     mode: Mode,
+    port: u16,
     files: &HashMap<String, (Vec<u8>, u64)>,
     sent: &Mutex<HashMap<String, u64>>,
-    auth: &Mutex<Vec<String>>,
+    auth: &Mutex<Vec<(String, String)>>,
 ) {
     c.set_nonblocking(false).ok();
     c.set_read_timeout(Some(Duration::from_secs(10))).ok();
@@ -208,7 +218,14 @@ fn serve(
                 _ => {}
             }
         }
-        auth.lock().unwrap().push(bearer.clone());
+        auth.lock().unwrap().push((path.clone(), bearer.clone()));
+        if let (Mode::Redirects, Some(file)) = (mode, path.strip_prefix(&format!("/{REPO}/resolve/main/"))) {
+            let _ = write!(
+                w,
+                "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}\r\ncontent-length: 0\r\n\r\n"
+            );
+            continue;
+        }
         let Some((head, data)) = files.get(&path) else {
             let _ = w.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n");
             continue;
@@ -289,7 +306,7 @@ fn hub_plan_reads_only_config_index_and_headers_then_the_cache() {
     // The token reached the server on every request.
     let auth = hub.auth.lock().unwrap().clone();
     assert_eq!(auth.len(), 6, "config, index, 2 × (length, header)");
-    assert!(auth.iter().all(|a| a == "Bearer hf_abc"), "{auth:?}");
+    assert!(auth.iter().all(|(_, a)| a == "Bearer hf_abc"), "{auth:?}");
 
     // Llama-3.1-8B by hand from its config (hidden 4096, 32 layers, 32 heads, 8 KV heads of
     // 128, intermediate 14336, vocab 128256, untied):
@@ -303,7 +320,10 @@ fn hub_plan_reads_only_config_index_and_headers_then_the_cache() {
     // assertion holds whether the plan sizes weights from the config or from the headers.
     assert_eq!(j["parameters"], 8_030_261_248u64);
     assert_eq!(header(0).1 + header(1).1, 16_060_522_496);
-    assert_eq!(j["per_gpu"]["weights_bytes"], 16_060_522_496u64);
+    // Per GPU at TP 1, vLLM also holds the rotary cos/sin cache (vramfit-core `model.rs`,
+    // from vLLM `rotary_embedding.py`): max_position_embeddings × head_dim × 2 bytes =
+    // 131,072 × 128 × 2 = 33,554,432. 16,060,522,496 + 33,554,432 = 16,094,076,928.
+    assert_eq!(j["per_gpu"]["weights_bytes"], 16_094_076_928u64);
 
     // A second run sends nothing: everything is in the cache.
     let before = hub.total_sent();
@@ -396,4 +416,19 @@ fn a_closed_port_is_cannot_reach_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains(&format!("`{REPO}` from the Hugging Face Hub: cannot reach 127.0.0.1:{port}")), "{e}");
+}
+
+#[test]
+fn redirects_are_followed_without_the_token_to_another_host() {
+    let hub = Hub::start(Mode::Redirects);
+    let cache = scratch("redirect");
+    let o = plan(&hub, &cache, &[("HF_TOKEN", "hf_abc")]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let auth = hub.auth.lock().unwrap().clone();
+    // Six files' requests, each a redirect from 127.0.0.1 and a fetch from localhost.
+    let (hub_side, cdn): (Vec<_>, Vec<_>) = auth.iter().partition(|(p, _)| p.contains("/resolve/"));
+    assert_eq!((hub_side.len(), cdn.len()), (6, 6), "{auth:?}");
+    assert!(hub_side.iter().all(|(_, a)| a == "Bearer hf_abc"), "{auth:?}");
+    assert!(cdn.iter().all(|(_, a)| a.is_empty()), "token sent to the CDN: {auth:?}");
+    let _ = std::fs::remove_dir_all(&cache);
 }
