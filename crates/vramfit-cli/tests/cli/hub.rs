@@ -99,6 +99,8 @@ enum Mode {
     Gated,
     /// Answers every request with 200 and the whole file.
     IgnoresRange,
+    /// Serves an index that is not JSON.
+    BadIndex,
     /// Redirects `resolve` URLs to `http://localhost:PORT/cdn/FILE` (another host name), as
     /// the Hub redirects to its CDN.
     Redirects,
@@ -232,6 +234,10 @@ fn serve(
         };
         if mode == Mode::Gated && bearer != "Bearer hf_secret" {
             let _ = w.write_all(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n");
+            continue;
+        }
+        if mode == Mode::BadIndex && path.ends_with(".index.json") {
+            let _ = w.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 9\r\n\r\nnot json!");
             continue;
         }
         let size = head.len() as u64 + data;
@@ -431,4 +437,36 @@ fn redirects_are_followed_without_the_token_to_another_host() {
     assert!(hub_side.iter().all(|(_, a)| a == "Bearer hf_abc"), "{auth:?}");
     assert!(cdn.iter().all(|(_, a)| a.is_empty()), "token sent to the CDN: {auth:?}");
     let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn a_malformed_index_is_an_error_naming_the_repo_and_the_file() {
+    let hub = Hub::start(Mode::BadIndex);
+    let cache = scratch("badindex");
+    let o = plan(&hub, &cache, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains(&format!("`{REPO}` from the Hugging Face Hub: model.safetensors.index.json: ")),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn a_cache_that_cannot_be_written_is_a_warning() {
+    let hub = Hub::start(Mode::Normal);
+    // A file where the cache directory should be: nothing can be created under it.
+    let file = scratch("cachefile");
+    std::fs::write(&file, b"x").unwrap();
+    let o = plan(&hub, &file, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let warned = j["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w.as_str().is_some_and(|w| w.starts_with("could not write the Hub cache")));
+    assert!(warned, "{}", j["warnings"]);
+    let _ = std::fs::remove_file(&file);
 }
