@@ -101,7 +101,8 @@ const COMMAND_SETS: [&str; 12] = [
 
 #[derive(Args, Clone)]
 pub struct PlanArgs {
-    /// Catalog id, Hugging Face repo id, path to a config.json, or a model directory.
+    /// Catalog id, Hugging Face repo id, path to a config.json, or a model directory. A repo
+    /// id the catalog lacks is imported from the Hub (config and safetensors headers only).
     #[arg(
         required_unless_present = "command",
         default_value = "",

@@ -84,13 +84,12 @@ pub fn import(repo: &str, revision: Option<&str>, env: &HubEnv) -> Res<HubModel>
             None if env.offline => {
                 return Err(fail(
                     repo,
-                    format!(
-                        "{} is not in the cache and HF_HUB_OFFLINE is set",
-                        req.file
-                    ),
+                    format!("{} is not in the cache and HF_HUB_OFFLINE is set", req.file),
                 ))
             }
-            None => fetch(&agent, &req, env.token.as_deref(), &mut im).map_err(|e| fail(repo, e))?,
+            None => {
+                fetch(&agent, &req, env.token.as_deref(), &mut im).map_err(|e| fail(repo, e))?
+            }
         };
         let from_network = matches!(answer, Answer::Fetched(_) | Answer::FetchedMissing);
         match &answer {
@@ -118,7 +117,7 @@ pub fn import(repo: &str, revision: Option<&str>, env: &HubEnv) -> Res<HubModel>
     }
     let fetched = im
         .finish()
-        .map_err(|_| fail(repo, "the import stopped early"))?;
+        .ok_or_else(|| fail(repo, "the import stopped early"))?;
     Ok(HubModel { fetched, warnings })
 }
 
@@ -212,7 +211,9 @@ impl Cache {
                 if req.kind == Kind::Index && self.path(&req.file, ".absent").exists() {
                     return Some(Answer::CachedMissing);
                 }
-                std::fs::read(self.path(&req.file, "")).ok().map(Answer::Cached)
+                std::fs::read(self.path(&req.file, ""))
+                    .ok()
+                    .map(Answer::Cached)
             }
             Kind::Length | Kind::Header => {
                 let bytes = std::fs::read(self.path(&req.file, ".header")).ok()?;

@@ -22,7 +22,10 @@ fn vramfit_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     ] {
         c.env_remove(k);
     }
-    c.args(args).envs(env.iter().copied()).output().expect("runs")
+    c.args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("runs")
 }
 
 #[path = "cli/hub.rs"]

@@ -381,7 +381,11 @@ impl Import {
         let (kind, file, range) = match self.step {
             Step::Config => (Kind::Config, CONFIG_FILE, None),
             Step::Index => (Kind::Index, INDEX_FILE, None),
-            Step::Length(i) => (Kind::Length, self.shards[i].as_str(), Some((0, PREFIX_BYTES))),
+            Step::Length(i) => (
+                Kind::Length,
+                self.shards[i].as_str(),
+                Some((0, PREFIX_BYTES)),
+            ),
             Step::Header(i, n) => (
                 Kind::Header,
                 self.shards[i].as_str(),
@@ -488,15 +492,13 @@ impl Import {
         Ok(())
     }
 
-    /// What was found, once [`Import::request`] is `None`.
-    ///
-    /// # Errors
-    /// `Err(self)` when requests remain.
-    pub fn finish(self) -> Result<Fetched, Self> {
+    /// What was found, once [`Import::request`] is `None` (`None` while requests remain).
+    #[must_use]
+    pub fn finish(self) -> Option<Fetched> {
         if self.step != Step::Done {
-            return Err(self);
+            return None;
         }
-        Ok(Fetched {
+        Some(Fetched {
             repo: self.repo,
             config: self.config,
             index: self.index,

@@ -134,7 +134,7 @@ pub async fn import_hub(
     }
     let found = im
         .finish()
-        .map_err(|_| "the Hub import stopped early".to_string())?;
+        .ok_or_else(|| "the Hub import stopped early".to_string())?;
     Ok(HubModel {
         config: found.config,
         shards: Shards {

@@ -8,8 +8,8 @@ use crate::out::{pretty_line, usage, Output, Res};
 use std::fmt::Write as _;
 use vramfit_core::catalog::Catalog;
 use vramfit_core::layout::valid_layouts;
-use vramfit_core::plan;
 use vramfit_core::model::ModelArch;
+use vramfit_core::plan;
 use vramfit_core::throughput::{scaling_curve, Link, Load};
 use vramfit_core::units::{fmt_num, real};
 

@@ -221,7 +221,9 @@ fn serve(
             }
         }
         auth.lock().unwrap().push((path.clone(), bearer.clone()));
-        if let (Mode::Redirects, Some(file)) = (mode, path.strip_prefix(&format!("/{REPO}/resolve/main/"))) {
+        if let (Mode::Redirects, Some(file)) =
+            (mode, path.strip_prefix(&format!("/{REPO}/resolve/main/")))
+        {
             let _ = write!(
                 w,
                 "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}\r\ncontent-length: 0\r\n\r\n"
@@ -242,7 +244,9 @@ fn serve(
         }
         let size = head.len() as u64 + data;
         let (status, start, end) = match range {
-            Some((a, b)) if mode != Mode::IgnoresRange => ("206 Partial Content", a, (b + 1).min(size)),
+            Some((a, b)) if mode != Mode::IgnoresRange => {
+                ("206 Partial Content", a, (b + 1).min(size))
+            }
             _ => ("200 OK", 0, size),
         };
         let _ = write!(
@@ -278,10 +282,21 @@ fn serve(
 fn plan(hub: &Hub, cache: &std::path::Path, extra: &[(&str, &str)]) -> std::process::Output {
     let ep = hub.endpoint();
     let cache = cache.to_string_lossy().into_owned();
-    let mut env = vec![("HF_ENDPOINT", ep.as_str()), ("VRAMFIT_CACHE_DIR", cache.as_str())];
+    let mut env = vec![
+        ("HF_ENDPOINT", ep.as_str()),
+        ("VRAMFIT_CACHE_DIR", cache.as_str()),
+    ];
     env.extend_from_slice(extra);
     vramfit_env(
-        &["plan", REPO, "--gpu", "h100", "--tensor-parallel-size", "1", "--json"],
+        &[
+            "plan",
+            REPO,
+            "--gpu",
+            "h100",
+            "--tensor-parallel-size",
+            "1",
+            "--json",
+        ],
         &env,
     )
 }
@@ -297,7 +312,12 @@ fn hub_plan_reads_only_config_index_and_headers_then_the_cache() {
     let hub = Hub::start(Mode::Normal);
     let cache = scratch("plan");
     let o = plan(&hub, &cache, &[("HF_TOKEN", "hf_abc")]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
 
     // What the server sent: config + index + Σ (8 + N) over the two shards, exactly.
@@ -334,7 +354,12 @@ fn hub_plan_reads_only_config_index_and_headers_then_the_cache() {
     // A second run sends nothing: everything is in the cache.
     let before = hub.total_sent();
     let again = plan(&hub, &cache, &[]);
-    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     assert_eq!(hub.total_sent(), before);
     assert_eq!(hub.auth.lock().unwrap().len(), 6, "no request at all");
     let j2: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
@@ -347,7 +372,10 @@ fn hub_plan_reads_only_config_index_and_headers_then_the_cache() {
     let off = plan(&hub, &empty, &[("HF_HUB_OFFLINE", "1")]);
     assert_eq!(off.status.code(), Some(2));
     let e = String::from_utf8_lossy(&off.stderr);
-    assert!(e.contains("config.json is not in the cache and HF_HUB_OFFLINE is set"), "{e}");
+    assert!(
+        e.contains("config.json is not in the cache and HF_HUB_OFFLINE is set"),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(&cache);
 }
 
@@ -357,21 +385,48 @@ fn hub_import_works_for_check_fit_scale_and_inspect() {
     let cache = scratch("cmds");
     let ep = hub.endpoint();
     let c = cache.to_string_lossy().into_owned();
-    let env = [("HF_ENDPOINT", ep.as_str()), ("VRAMFIT_CACHE_DIR", c.as_str())];
+    let env = [
+        ("HF_ENDPOINT", ep.as_str()),
+        ("VRAMFIT_CACHE_DIR", c.as_str()),
+    ];
     let check = vramfit_env(&["check", REPO, "--gpu", "h100"], &env);
-    assert_eq!(check.status.code(), Some(0), "{}", String::from_utf8_lossy(&check.stderr));
-    let fit = vramfit_env(&["fit", REPO, "--gpu", "h100", "--find", "gpus", "--json"], &env);
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let fit = vramfit_env(
+        &["fit", REPO, "--gpu", "h100", "--find", "gpus", "--json"],
+        &env,
+    );
     let j: serde_json::Value = serde_json::from_slice(&fit.stdout).unwrap();
-    assert_eq!((j["answer"].clone(), j["model_source"].clone()), (1.into(), "hub".into()));
+    assert_eq!(
+        (j["answer"].clone(), j["model_source"].clone()),
+        (1.into(), "hub".into())
+    );
     let scale = vramfit_env(&["scale", REPO, "--gpu", "h100", "--json"], &env);
-    assert_eq!(scale.status.code(), Some(0), "{}", String::from_utf8_lossy(&scale.stderr));
+    assert_eq!(
+        scale.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&scale.stderr)
+    );
     let j: serde_json::Value = serde_json::from_slice(&scale.stdout).unwrap();
     assert_eq!(j["points"].as_array().unwrap().len(), 7);
     let inspect = vramfit_env(&["inspect", REPO, "--json"], &env);
-    assert_eq!(inspect.status.code(), Some(0), "{}", String::from_utf8_lossy(&inspect.stderr));
+    assert_eq!(
+        inspect.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&inspect.stderr)
+    );
     let j: serde_json::Value = serde_json::from_slice(&inspect.stdout).unwrap();
     // 1 + 16 × 9 = 145 tensors in shard 1, 16 × 9 + 2 = 146 in shard 2: 291.
-    assert_eq!((j["shards"].clone(), j["tensor_count"].clone()), (2.into(), 291.into()));
+    assert_eq!(
+        (j["shards"].clone(), j["tensor_count"].clone()),
+        (2.into(), 291.into())
+    );
     assert_eq!(j["total_bytes"], 16_060_522_496u64);
     assert_eq!(j["index_problems"].as_array().unwrap().len(), 0);
     let _ = std::fs::remove_dir_all(&cache);
@@ -384,9 +439,19 @@ fn a_gated_repo_is_access_denied_until_the_token_is_given() {
     let o = plan(&hub, &cache, &[]);
     assert_eq!(o.status.code(), Some(2));
     let e = String::from_utf8_lossy(&o.stderr);
-    assert!(e.contains(&format!("`{REPO}` from the Hugging Face Hub: config.json: access denied (401)")), "{e}");
+    assert!(
+        e.contains(&format!(
+            "`{REPO}` from the Hugging Face Hub: config.json: access denied (401)"
+        )),
+        "{e}"
+    );
     let ok = plan(&hub, &cache, &[("HF_TOKEN", "hf_secret")]);
-    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     let _ = std::fs::remove_dir_all(&cache);
 }
 
@@ -401,7 +466,13 @@ fn a_server_that_ignores_range_is_cut_off() {
     // The CLI hung up: the server sent far less than the 8 GB shard (it would stop at CAP,
     // 256 MiB, had the client kept reading; loopback buffers hold a few MiB).
     std::thread::sleep(Duration::from_millis(300));
-    let shard = hub.sent.lock().unwrap().get(SHARDS[0]).copied().unwrap_or(0);
+    let shard = hub
+        .sent
+        .lock()
+        .unwrap()
+        .get(SHARDS[0])
+        .copied()
+        .unwrap_or(0);
     assert!(shard < CAP / 8, "sent {shard} bytes of the shard");
     let _ = std::fs::remove_dir_all(&cache);
 }
@@ -417,11 +488,19 @@ fn a_closed_port_is_cannot_reach_exit_2() {
     let c = cache.to_string_lossy().into_owned();
     let o = vramfit_env(
         &["plan", REPO, "--gpu", "h100"],
-        &[("HF_ENDPOINT", ep.as_str()), ("VRAMFIT_CACHE_DIR", c.as_str())],
+        &[
+            ("HF_ENDPOINT", ep.as_str()),
+            ("VRAMFIT_CACHE_DIR", c.as_str()),
+        ],
     );
     assert_eq!(o.status.code(), Some(2));
     let e = String::from_utf8_lossy(&o.stderr);
-    assert!(e.contains(&format!("`{REPO}` from the Hugging Face Hub: cannot reach 127.0.0.1:{port}")), "{e}");
+    assert!(
+        e.contains(&format!(
+            "`{REPO}` from the Hugging Face Hub: cannot reach 127.0.0.1:{port}"
+        )),
+        "{e}"
+    );
 }
 
 #[test]
@@ -429,13 +508,24 @@ fn redirects_are_followed_without_the_token_to_another_host() {
     let hub = Hub::start(Mode::Redirects);
     let cache = scratch("redirect");
     let o = plan(&hub, &cache, &[("HF_TOKEN", "hf_abc")]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let auth = hub.auth.lock().unwrap().clone();
     // Six files' requests, each a redirect from 127.0.0.1 and a fetch from localhost.
     let (hub_side, cdn): (Vec<_>, Vec<_>) = auth.iter().partition(|(p, _)| p.contains("/resolve/"));
     assert_eq!((hub_side.len(), cdn.len()), (6, 6), "{auth:?}");
-    assert!(hub_side.iter().all(|(_, a)| a == "Bearer hf_abc"), "{auth:?}");
-    assert!(cdn.iter().all(|(_, a)| a.is_empty()), "token sent to the CDN: {auth:?}");
+    assert!(
+        hub_side.iter().all(|(_, a)| a == "Bearer hf_abc"),
+        "{auth:?}"
+    );
+    assert!(
+        cdn.iter().all(|(_, a)| a.is_empty()),
+        "token sent to the CDN: {auth:?}"
+    );
     let _ = std::fs::remove_dir_all(&cache);
 }
 
@@ -447,7 +537,9 @@ fn a_malformed_index_is_an_error_naming_the_repo_and_the_file() {
     assert_eq!(o.status.code(), Some(2));
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(
-        e.contains(&format!("`{REPO}` from the Hugging Face Hub: model.safetensors.index.json: ")),
+        e.contains(&format!(
+            "`{REPO}` from the Hugging Face Hub: model.safetensors.index.json: "
+        )),
         "{e}"
     );
     let _ = std::fs::remove_dir_all(&cache);
@@ -460,13 +552,17 @@ fn a_cache_that_cannot_be_written_is_a_warning() {
     let file = scratch("cachefile");
     std::fs::write(&file, b"x").unwrap();
     let o = plan(&hub, &file, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let warned = j["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|w| w.as_str().is_some_and(|w| w.starts_with("could not write the Hub cache")));
+    let warned = j["warnings"].as_array().unwrap().iter().any(|w| {
+        w.as_str()
+            .is_some_and(|w| w.starts_with("could not write the Hub cache"))
+    });
     assert!(warned, "{}", j["warnings"]);
     let _ = std::fs::remove_file(&file);
 }
