@@ -13,6 +13,13 @@ use vramfit_core::units::{fmt_count, fmt_usd};
 /// `fit`: exit 1 when the answer is "none fits".
 pub fn run(cat: &Catalog, a: &FitArgs, load: Loader) -> Res<Output> {
     let (p, inputs, source) = resolve(cat, &a.plan, load)?;
+    if let (Some(s), Find::Cheapest) = (&source, a.find) {
+        // `budget::cheapest` plans catalog models (it would list nothing for this one).
+        return Err(crate::out::usage(format!(
+            "`--find cheapest` ranks GPUs for catalog models only; plan `{}` on each GPU with `plan --gpu …`",
+            s.repo
+        )));
+    }
     Ok(render(cat, &p, &inputs, a, source.as_ref()))
 }
 

@@ -405,6 +405,9 @@ fn hub_import_works_for_check_fit_scale_and_inspect() {
         (j["answer"].clone(), j["model_source"].clone()),
         (1.into(), "hub".into())
     );
+    let cheapest = vramfit_env(&["fit", REPO, "--gpu", "h100", "--find", "cheapest"], &env);
+    assert_eq!(cheapest.status.code(), Some(2), "not an empty list");
+    assert!(String::from_utf8_lossy(&cheapest.stderr).contains("catalog models only"));
     let scale = vramfit_env(&["scale", REPO, "--gpu", "h100", "--json"], &env);
     assert_eq!(
         scale.status.code(),
@@ -445,6 +448,20 @@ fn a_gated_repo_is_access_denied_until_the_token_is_given() {
         )),
         "{e}"
     );
+    // The older variable works too; HF_TOKEN wins when both are set.
+    let old = plan(&hub, &cache, &[("HUGGING_FACE_HUB_TOKEN", "hf_secret")]);
+    assert_eq!(
+        old.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&old.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+    let both = [
+        ("HF_TOKEN", "hf_wrong"),
+        ("HUGGING_FACE_HUB_TOKEN", "hf_secret"),
+    ];
+    assert_eq!(plan(&hub, &cache, &both).status.code(), Some(2));
     let ok = plan(&hub, &cache, &[("HF_TOKEN", "hf_secret")]);
     assert_eq!(
         ok.status.code(),
