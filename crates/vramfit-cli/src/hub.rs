@@ -150,6 +150,11 @@ fn fetch(
     if !im.status(status).map_err(|e| e.to_string())? {
         return Ok(Answer::FetchedMissing);
     }
+    let range = resp
+        .headers()
+        .get("content-range")
+        .and_then(|v| v.to_str().ok());
+    im.content_range(range).map_err(|e| e.to_string())?;
     let mut body = Vec::new();
     resp.into_body()
         .into_reader()
@@ -171,6 +176,10 @@ fn network(url: &str, e: &ureq::Error) -> String {
         ureq::Error::Timeout(t) => format!("timed out ({t})"),
         ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
             "connection refused".to_string()
+        }
+        // std reports a failed getaddrinfo as an uncategorised I/O error with this text.
+        ureq::Error::Io(io) if io.to_string().contains("lookup address") => {
+            "the host name does not resolve".to_string()
         }
         other => other.to_string(),
     };

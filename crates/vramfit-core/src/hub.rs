@@ -117,6 +117,13 @@ pub enum HubError {
         /// The most bytes accepted.
         limit: u64,
     },
+    /// A 206 whose `Content-Range` starts elsewhere than the byte asked for.
+    WrongRange {
+        /// The file asked for.
+        file: String,
+        /// The `Content-Range` value.
+        got: String,
+    },
     /// `config.json` is not UTF-8.
     NotUtf8(String),
     /// A header or the index was rejected by the parser.
@@ -157,6 +164,10 @@ impl fmt::Display for HubError {
             Self::TooLong { file, limit } => {
                 write!(f, "{file}: the server sent more than the {limit} bytes asked for")
             }
+            Self::WrongRange { file, got } => write!(
+                f,
+                "{file}: the server sent another byte range (Content-Range: {got})"
+            ),
             Self::NotUtf8(file) => write!(f, "{file} is not UTF-8"),
             Self::Header { file, error } => write!(f, "{file}: {error}"),
             Self::BadShardName(n) => write!(f, "suspicious shard name `{n}` in the index"),
@@ -429,6 +440,35 @@ impl Import {
                 status: s,
                 url: req.url,
             }),
+        }
+    }
+
+    /// Checks a 206's `Content-Range` (`bytes first-last/size`, RFC 9110 §14.4) against the
+    /// range asked for: it must start at the first byte asked. `None` (a browser hides the
+    /// header of a cross-origin answer unless the server exposes it) passes; the body's
+    /// length is checked by [`Import::body`] and its content by the parser.
+    ///
+    /// # Errors
+    /// [`HubError::WrongRange`].
+    pub fn content_range(&self, value: Option<&str>) -> Result<(), HubError> {
+        let (Some(req), Some(v)) = (self.request(), value) else {
+            return Ok(());
+        };
+        let Some((start, _)) = req.range else {
+            return Ok(());
+        };
+        let first = v
+            .trim()
+            .strip_prefix("bytes ")
+            .and_then(|r| r.split(['-', '/']).next())
+            .and_then(|n| n.trim().parse::<u64>().ok());
+        if first == Some(start) {
+            Ok(())
+        } else {
+            Err(HubError::WrongRange {
+                file: req.file,
+                got: v.to_string(),
+            })
         }
     }
 

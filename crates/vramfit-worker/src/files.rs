@@ -82,6 +82,10 @@ async fn get(im: &mut Import, req: &Request, token: &str) -> Result<(), String> 
             return Err(e.to_string());
         }
     }
+    if let Err(e) = im.content_range(resp.headers().get("content-range").as_deref()) {
+        ctl.abort();
+        return Err(e.to_string());
+    }
     let bytes = resp.binary().await.map_err(|e| format!("{what}: {e}"))?;
     im.body(&bytes).map_err(|e| e.to_string())
 }

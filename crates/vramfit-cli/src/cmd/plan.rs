@@ -58,7 +58,13 @@ pub fn hub_plan(
     load: Loader,
 ) -> Res<(Plan, HubSource, ModelArch)> {
     let gpu = plan::resolve_gpu(cat, &a.gpu).map_err(usage)?;
-    let m = load.hub(&a.model, a.revision.as_deref())?;
+    // A typo of a catalog id fails on the Hub too: say both.
+    let m = load.hub(&a.model, a.revision.as_deref()).map_err(|f| {
+        match (f, plan::resolve_model(cat, &a.model)) {
+            (crate::out::Failure::Usage(m), Err(e)) => usage(format!("{m}\n{e}")),
+            (f, _) => f,
+        }
+    })?;
     let f = &m.fetched;
     let arch = ModelArch::from_config_str(&f.config).map_err(|e| {
         usage(format!(

@@ -518,6 +518,11 @@ fn a_closed_port_is_cannot_reach_exit_2() {
         )),
         "{e}"
     );
+    // Not in the catalog either: the closest catalog ids follow, as for any unknown model.
+    assert!(
+        e.contains(&format!("unknown model `{REPO}`; closest catalog ids: ")),
+        "{e}"
+    );
 }
 
 #[test]

@@ -162,6 +162,16 @@ fn bad_answers_are_errors_naming_the_file() {
     ));
     im.body(br#"{"weight_map":{"w":"a.safetensors"}}"#).unwrap();
     im.status(206).unwrap();
+    // A 206 for bytes=0-7 must start at 0 (RFC 9110 §14.4); no header passes.
+    assert!(im.content_range(Some("bytes 0-7/16060522496")).is_ok());
+    assert!(im.content_range(None).is_ok());
+    assert_eq!(
+        im.content_range(Some("bytes 8-15/100"))
+            .unwrap_err()
+            .to_string(),
+        "a.safetensors: the server sent another byte range (Content-Range: bytes 8-15/100)"
+    );
+    assert!(im.content_range(Some("garbage")).is_err());
     // Nine bytes for an 8-byte range.
     assert!(matches!(
         im.body(&[0; 9]),
