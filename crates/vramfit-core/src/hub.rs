@@ -224,7 +224,11 @@ impl Repo {
         };
         let revision = match revision.map(str::trim).filter(|r| !r.is_empty()) {
             None => DEFAULT_REVISION.to_string(),
-            Some(r) if r.chars().any(|c| c.is_whitespace() || c.is_control()) || r == ".." => {
+            Some(r)
+                if r.chars().any(|c| c.is_whitespace() || c.is_control())
+                    || r == "."
+                    || r == ".." =>
+            {
                 return Err(HubError::BadRevision(r.to_string()))
             }
             Some(r) => r.to_string(),

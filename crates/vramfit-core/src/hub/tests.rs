@@ -61,10 +61,15 @@ fn repo_ids_are_owner_slash_name() {
         Repo::new(Some("ftp://h"), "a/b", None),
         Err(HubError::BadEndpoint(_))
     ));
-    assert!(matches!(
-        Repo::new(None, "a/b", Some("a b")),
-        Err(HubError::BadRevision(_))
-    ));
+    for bad in ["a b", ".", "..", "x\ny"] {
+        assert!(
+            matches!(
+                Repo::new(None, "a/b", Some(bad)),
+                Err(HubError::BadRevision(_))
+            ),
+            "{bad:?}"
+        );
+    }
 }
 
 #[test]
