@@ -1,6 +1,7 @@
 //! Reading models the user brings: local files (through `Blob.slice`, header bytes only) and
 //! Hugging Face repos (HTTP Range requests, header bytes only). The parsing and the Hub's
-//! request sequence are the core's (`vramfit_core::hub`); this module moves bytes and puts the core's answers together.
+//! request sequence are the core's (`vramfit_core::hub`); this module moves bytes and puts
+//! the core's answers together.
 
 use js_sys::Uint8Array;
 use vramfit_core::hub::{Import, Kind, Repo, Request};
