@@ -72,8 +72,12 @@ pub struct ListArgs {
 
 #[derive(Args, Clone)]
 pub struct InspectArgs {
-    /// A .safetensors file, a model directory, or a model.safetensors.index.json.
+    /// A .safetensors file, a model directory, a model.safetensors.index.json, or a Hugging
+    /// Face repo id (`owner/name`, header bytes read by HTTP Range).
     pub path: PathBuf,
+    /// The Hub revision (branch, tag or commit) of a repo id.
+    #[arg(long, default_value = "main")]
+    pub revision: String,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
@@ -97,7 +101,8 @@ const COMMAND_SETS: [&str; 12] = [
 
 #[derive(Args, Clone)]
 pub struct PlanArgs {
-    /// Catalog id, Hugging Face repo id, path to a config.json, or a model directory.
+    /// Catalog id, Hugging Face repo id, path to a config.json, or a model directory. A repo
+    /// id the catalog lacks is imported from the Hub (config and safetensors headers only).
     #[arg(
         required_unless_present = "command",
         default_value = "",
@@ -179,6 +184,10 @@ pub struct PlanArgs {
     /// Output tokens per request.
     #[arg(long = "output-tokens", default_value_t = 256)]
     pub output_tokens: u64,
+    /// The Hub revision (branch, tag or commit) of a repo id the catalog lacks, imported
+    /// from the Hugging Face Hub (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, VRAMFIT_CACHE_DIR).
+    #[arg(long)]
+    pub revision: Option<String>,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,

@@ -128,6 +128,20 @@ pub fn read_inspect_input(p: &Path) -> Res<InspectInput> {
     Ok(InspectInput { headers, index })
 }
 
+/// What `inspect` looks at for a repo imported from the Hub: its headers and index, as a
+/// directory would give them (the index named `owner/name:model.safetensors.index.json`).
+pub fn hub_inspect_input(m: crate::hub::HubModel) -> InspectInput {
+    let f = m.fetched;
+    let index = f.index.map(|bytes| IndexFile {
+        path: PathBuf::from(format!("{}:{}", f.repo.id, vramfit_core::hub::INDEX_FILE)),
+        bytes,
+    });
+    InspectInput {
+        headers: f.names.into_iter().zip(f.headers).collect(),
+        index,
+    }
+}
+
 /// The text `oom` explains: a file, or stdin for `-` or no file.
 pub fn read_oom_text(file: Option<&Path>) -> Res<String> {
     use std::io::Read;

@@ -10,6 +10,27 @@ fn vramfit(args: &[&str]) -> Output {
         .expect("runs")
 }
 
+/// `vramfit ARGS…` with these environment variables (and no Hub variables of the caller's).
+fn vramfit_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_vramfit"));
+    for k in [
+        "HF_TOKEN",
+        "HUGGING_FACE_HUB_TOKEN",
+        "HF_HUB_OFFLINE",
+        "HF_ENDPOINT",
+        "VRAMFIT_CACHE_DIR",
+    ] {
+        c.env_remove(k);
+    }
+    c.args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("runs")
+}
+
+#[path = "cli/hub.rs"]
+mod hub;
+
 fn json(args: &[&str]) -> serde_json::Value {
     let o = vramfit(args);
     assert!(

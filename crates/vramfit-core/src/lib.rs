@@ -14,6 +14,8 @@ pub mod decimal;
 pub mod dtype;
 pub mod engine;
 pub mod export;
+#[cfg(feature = "import")]
+pub mod hub;
 pub mod inputs;
 pub mod layout;
 pub mod model;

@@ -1,9 +1,11 @@
 //! Reading models the user brings: local files (through `Blob.slice`, header bytes only) and
-//! Hugging Face repos (HTTP Range requests, header bytes only). The parsing is the core's;
-//! this module moves bytes and puts the core's answers together.
+//! Hugging Face repos (HTTP Range requests, header bytes only). The parsing and the Hub's
+//! request sequence are the core's (`vramfit_core::hub`); this module moves bytes and puts
+//! the core's answers together.
 
 use js_sys::Uint8Array;
-use vramfit_core::safetensors::{self, check_against_index, Header, Report, MAX_HEADER_SIZE};
+use vramfit_core::hub::{Import, Kind, Repo, Request};
+use vramfit_core::safetensors::{self, check_against_index, Header, Report};
 use vramfit_protocol::Imported;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Blob, File};
@@ -53,56 +55,40 @@ pub async fn read_header(file: &File) -> Result<Header, String> {
     safetensors::parse_header(&header, Some(size)).map_err(|e| format!("{name}: {e}"))
 }
 
-/// Errors of the Hugging Face import, worded for people.
-fn http_error(status: u16, what: &str, url: &str) -> String {
-    match status {
-        401 | 403 => format!("{what}: access denied ({status}). The repo is gated or private: accept its licence on the Hub and paste an access token."),
-        404 => format!("{what}: not found (404) at {url}. Check the repo id and revision."),
-        416 => format!("{what}: the server refused the byte range (416)."),
-        s => format!("{what}: the server answered {s} for {url}."),
-    }
-}
-
-/// Fetches `url` with optional Range and token. A server that ignores Range (200 instead of
-/// 206) is aborted before the body is read, so a shard is never downloaded whole.
-async fn get(
-    url: &str,
-    range: Option<(u64, u64)>,
-    token: &str,
-    what: &str,
-) -> Result<Vec<u8>, String> {
+/// Sends one request of the import (`vramfit_core::hub` decides which and reads the answer).
+/// A server that ignores Range (200 instead of 206) is aborted before the body is read, so a
+/// shard is never downloaded whole.
+async fn get(im: &mut Import, req: &Request, token: &str) -> Result<(), String> {
+    let what = &req.file;
     let ctl = AbortController::new().map_err(|e| format!("{e:?}"))?;
     let signal = ctl.signal();
-    let mut req = gloo_net::http::Request::get(url).abort_signal(Some(&signal));
-    if let Some((a, b)) = range {
-        req = req.header("Range", &format!("bytes={a}-{}", b.saturating_sub(1)));
+    let mut r = gloo_net::http::Request::get(&req.url).abort_signal(Some(&signal));
+    if let Some(range) = req.range_header() {
+        r = r.header("Range", &range);
     }
     if !token.trim().is_empty() {
-        req = req.header("Authorization", &format!("Bearer {}", token.trim()));
+        r = r.header("Authorization", &format!("Bearer {}", token.trim()));
     }
-    let resp = req.send().await.map_err(|e| {
+    let resp = r.send().await.map_err(|e| {
         format!("{what}: network error ({e}). You may be offline, or the server does not allow cross-origin requests (CORS).")
     })?;
-    let status = resp.status();
-    if range.is_some() && status == 200 {
-        ctl.abort();
-        return Err(format!("{what}: the server ignored the Range request and started sending the whole file; aborted to avoid downloading it."));
-    }
-    if !(status == 200 || status == 206) {
-        ctl.abort();
-        return Err(http_error(status, what, url));
-    }
-    let bytes = resp.binary().await.map_err(|e| format!("{what}: {e}"))?;
-    if let Some((a, b)) = range {
-        let want = usize::try_from(b - a).unwrap_or(usize::MAX);
-        if bytes.len() > want {
-            return Err(format!(
-                "{what}: the server sent {} bytes for a {want}-byte range",
-                bytes.len()
-            ));
+    match im.status(resp.status()) {
+        Ok(true) => {}
+        Ok(false) => {
+            ctl.abort();
+            return Ok(());
+        }
+        Err(e) => {
+            ctl.abort();
+            return Err(e.to_string());
         }
     }
-    Ok(bytes)
+    if let Err(e) = im.content_range(resp.headers().get("content-range").as_deref()) {
+        ctl.abort();
+        return Err(e.to_string());
+    }
+    let bytes = resp.binary().await.map_err(|e| format!("{what}: {e}"))?;
+    im.body(&bytes).map_err(|e| e.to_string())
 }
 
 /// Shard names and their headers, side by side: the report reads the headers as one slice,
@@ -133,7 +119,8 @@ pub struct HubModel {
 }
 
 /// Imports a repo: config.json, the index (or the single model.safetensors), then each
-/// shard's header with two Range requests. `progress(done, total)` is called per shard.
+/// shard's header with two Range requests, in the order `vramfit_core::hub::Import` gives.
+/// `progress(done, total)` is called per shard.
 pub async fn import_hub(
     endpoint: &str,
     repo: &str,
@@ -141,62 +128,25 @@ pub async fn import_hub(
     token: &str,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<HubModel, String> {
-    let repo = repo.trim().trim_matches('/');
-    if repo.is_empty()
-        || repo.split('/').count() != 2
-        || repo.contains("..")
-        || repo.chars().any(|c| c.is_whitespace())
-    {
-        return Err(format!("`{repo}` is not a repo id of the form owner/name"));
+    let repo = Repo::new(Some(endpoint), repo, Some(revision)).map_err(|e| e.to_string())?;
+    let mut im = Import::new(repo);
+    while let Some(req) = im.request() {
+        get(&mut im, &req, token).await?;
+        if req.kind == Kind::Header {
+            let (done, total) = im.shards_done();
+            progress(done, total);
+        }
     }
-    let base = format!(
-        "{}/{repo}/resolve/{}",
-        endpoint.trim_end_matches('/'),
-        if revision.is_empty() {
-            "main"
-        } else {
-            revision
-        }
-    );
-    let config =
-        String::from_utf8(get(&format!("{base}/config.json"), None, token, "config.json").await?)
-            .map_err(|_| "config.json is not UTF-8".to_string())?;
-    let shards: Vec<String> = match get(
-        &format!("{base}/model.safetensors.index.json"),
-        None,
-        token,
-        "model.safetensors.index.json",
-    )
-    .await
-    {
-        Ok(idx) => safetensors::index_shards(&idx)
-            .map_err(|e| format!("model.safetensors.index.json: {e}"))?,
-        Err(e) if e.contains("(404)") => vec!["model.safetensors".to_string()],
-        Err(e) => return Err(e),
-    };
-    let mut found = Shards::default();
-    let mut header_bytes = 0u64;
-    let total = shards.len();
-    for (i, shard) in shards.iter().enumerate() {
-        if shard.contains('/') && shard.contains("..") {
-            return Err(format!("suspicious shard name `{shard}` in the index"));
-        }
-        let url = format!("{base}/{shard}");
-        let first = get(&url, Some((0, 8)), token, shard).await?;
-        let len = safetensors::header_len(&first).map_err(|e| format!("{shard}: {e}"))?;
-        if len > MAX_HEADER_SIZE {
-            return Err(format!("{shard}: header of {len} bytes is over the limit"));
-        }
-        let h = get(&url, Some((8, 8 + len)), token, shard).await?;
-        header_bytes += 8 + len;
-        let header = safetensors::parse_header(&h, None).map_err(|e| format!("{shard}: {e}"))?;
-        found.push(shard.clone(), header);
-        progress(i + 1, total);
-    }
+    let found = im
+        .finish()
+        .ok_or_else(|| "the Hub import stopped early".to_string())?;
     Ok(HubModel {
-        config,
-        shards: found,
-        header_bytes,
+        config: found.config,
+        shards: Shards {
+            names: found.names,
+            headers: found.headers,
+        },
+        header_bytes: found.header_bytes,
     })
 }
 

@@ -1,7 +1,7 @@
 //! `fit`: the inverse questions (fewest GPUs, longest context, most users, cheapest GPU).
 
 use crate::args::{Find, FitArgs};
-use crate::cmd::plan::{resolve, Loader};
+use crate::cmd::plan::{resolve, with_source, HubSource, Loader};
 use crate::json::FitJson;
 use crate::out::{pretty_line, Output, Res};
 use std::fmt::Write as _;
@@ -12,15 +12,28 @@ use vramfit_core::units::{fmt_count, fmt_usd};
 
 /// `fit`: exit 1 when the answer is "none fits".
 pub fn run(cat: &Catalog, a: &FitArgs, load: Loader) -> Res<Output> {
-    let (p, inputs) = resolve(cat, &a.plan, load)?;
-    let o = render(cat, &p, &inputs, a);
+    let (p, inputs, source) = resolve(cat, &a.plan, load)?;
+    if let (Some(s), Find::Cheapest) = (&source, a.find) {
+        // `budget::cheapest` plans catalog models (it would list nothing for this one).
+        return Err(crate::out::usage(format!(
+            "`--find cheapest` ranks GPUs for catalog models only; plan `{}` on each GPU with `plan --gpu …`",
+            s.repo
+        )));
+    }
+    let o = render(cat, &p, &inputs, a, source.as_ref());
     // `--find cheapest` ranks every catalog GPU: `--gpu` names none of its answer.
-    let gpu = (!matches!(a.find, crate::args::Find::Cheapest)).then_some(a.plan.gpu.as_str());
+    let gpu = (!matches!(a.find, Find::Cheapest)).then_some(a.plan.gpu.as_str());
     Ok(crate::cmd::plan::with_gpu_note(o, cat, gpu))
 }
 
 /// What `fit` prints for a resolved plan.
-pub fn render(cat: &Catalog, p: &Plan, inputs: &Inputs, a: &FitArgs) -> Output {
+pub fn render(
+    cat: &Catalog,
+    p: &Plan,
+    inputs: &Inputs,
+    a: &FitArgs,
+    source: Option<&HubSource>,
+) -> Output {
     let e = &p.estimate;
     // What bounds the answer: the running plan's limit; the memory (or the engine's
     // refusal) when the layout as given does not start.
@@ -71,14 +84,18 @@ pub fn render(cat: &Catalog, p: &Plan, inputs: &Inputs, a: &FitArgs) -> Output {
         Find::Cheapest => return Output::ok(cheapest(cat, inputs, a.plan.json)),
     };
     let stdout = if a.plan.json {
-        pretty_line(&FitJson {
+        let v = FitJson {
             find: name,
             answer,
             tensor_parallel_size: tp,
             pipeline_parallel_size: pp,
             detail,
             limited_by,
-        })
+        };
+        match source {
+            None => pretty_line(&v),
+            Some(_) => format!("{}\n", with_source(&v, source)),
+        }
     } else {
         match answer {
             Some(x) => format!("{name}: {} ({detail})\n", fmt_count(x)),

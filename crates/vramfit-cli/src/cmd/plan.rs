@@ -2,6 +2,7 @@
 
 use crate::args::PlanArgs;
 use crate::files::LocalModel;
+use crate::hub::HubModel;
 use crate::inputs::inputs_of;
 use crate::json::{command_json, fits, plan_json};
 use crate::out::{usage, Output, Res};
@@ -9,30 +10,124 @@ use std::path::Path;
 use vramfit_core::catalog::Catalog;
 use vramfit_core::command::{self, Severity};
 use vramfit_core::dtype::WeightFormat;
+use vramfit_core::hub;
+use vramfit_core::model::ModelArch;
 use vramfit_core::plan::{self, plan_arch, Inputs, Plan};
+use vramfit_core::safetensors::Report;
 use vramfit_core::units::{fmt_bytes, fmt_count, fmt_num, fmt_params, fmt_usd, Units};
 
-/// Reads a model given as a path (the CLI passes [`crate::files::read_local_model`]).
-pub type Loader<'a> = &'a dyn Fn(&Path) -> Res<LocalModel>;
+/// Reads the models that are not in the catalog: a path ([`crate::files::read_local_model`])
+/// or a Hub repo ([`crate::hub::import`]). The commands get it as a value, so their tests
+/// pass a closure over paths (which has no Hub).
+pub trait Load {
+    /// A config.json or a model directory.
+    fn local(&self, path: &Path) -> Res<LocalModel>;
+    /// A Hub repo at a revision (`None`: `main`).
+    fn hub(&self, repo: &str, revision: Option<&str>) -> Res<HubModel>;
+}
 
-/// The plan for the flags: a catalog model, or (when `model` names an existing path) the model
-/// `load` reads from it.
-pub fn resolve(cat: &Catalog, a: &PlanArgs, load: Loader) -> Res<(Plan, Inputs)> {
+impl<F: Fn(&Path) -> Res<LocalModel>> Load for F {
+    fn local(&self, path: &Path) -> Res<LocalModel> {
+        self(path)
+    }
+    fn hub(&self, repo: &str, _: Option<&str>) -> Res<HubModel> {
+        Err(usage(format!("`{repo}`: no Hub access here")))
+    }
+}
+
+/// The loader the commands take.
+pub type Loader<'a> = &'a dyn Load;
+
+/// Where a Hub model came from, for `--json` (`model_source: "hub"`, `hub: {…}`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct HubSource {
+    pub repo: String,
+    pub revision: String,
+    pub endpoint: String,
+    /// Σ (8 + header length) over the shards.
+    pub header_bytes_read: u64,
+    pub shards: usize,
+}
+
+/// The plan for a repo imported from the Hub: `custom_plan` with its config and the
+/// headers' report (and the architecture, for `scale`).
+pub fn hub_plan(
+    cat: &Catalog,
+    a: &PlanArgs,
+    inputs: &Inputs,
+    load: Loader,
+) -> Res<(Plan, HubSource, ModelArch)> {
+    let gpu = plan::resolve_gpu(cat, &a.gpu).map_err(usage)?;
+    // A typo of a catalog id fails on the Hub too: say both.
+    let m = load.hub(&a.model, a.revision.as_deref()).map_err(|f| {
+        match (f, plan::resolve_model(cat, &a.model)) {
+            (crate::out::Failure::Usage(m), Err(e)) => usage(format!("{m}\n{e}")),
+            (f, _) => f,
+        }
+    })?;
+    let f = &m.fetched;
+    let arch = ModelArch::from_config_str(&f.config).map_err(|e| {
+        usage(format!(
+            "`{}` from the Hugging Face Hub: config.json: {e}",
+            a.model
+        ))
+    })?;
+    let report = Report::from_headers(&f.headers);
+    let mut p = plan::custom_plan(cat, arch.clone(), &a.model, Some(&report), gpu, inputs);
+    p.repo_ids = vec![f.repo.id.clone()];
+    p.warnings.extend(m.warnings.iter().cloned());
+    let source = HubSource {
+        repo: f.repo.id.clone(),
+        revision: f.repo.revision.clone(),
+        endpoint: f.repo.endpoint.clone(),
+        header_bytes_read: f.header_bytes,
+        shards: f.headers.len(),
+    };
+    Ok((p, source, arch))
+}
+
+/// The plan for the flags: a catalog model; the model `load` reads from a path (when `model`
+/// names an existing one); or a repo id the catalog lacks, imported from the Hub (its
+/// source is the third value).
+pub fn resolve(
+    cat: &Catalog,
+    a: &PlanArgs,
+    load: Loader,
+) -> Res<(Plan, Inputs, Option<HubSource>)> {
     let inputs = inputs_of(a)?;
     let path = Path::new(&a.model);
     if path.exists() {
         let gpu = plan::resolve_gpu(cat, &a.gpu).map_err(usage)?;
-        let (arch, name, report) = load(path)?;
+        let (arch, name, report) = load.local(path)?;
         // vLLM's `--dtype auto` loads fp32 checkpoints at 16 bits.
         let native = WeightFormat::Bf16;
         let mut p = plan_arch(arch, name.clone(), name, native, None, None, gpu, &inputs);
         if let Some(r) = report {
             p.warnings.extend(r.warnings.iter().cloned());
         }
-        return Ok((p, inputs));
+        return Ok((p, inputs, None));
+    }
+    if plan::resolve_model(cat, &a.model).is_err() && hub::is_repo_id(&a.model) {
+        let (p, source, _) = hub_plan(cat, a, &inputs, load)?;
+        return Ok((p, inputs, Some(source)));
     }
     let p = plan::plan(cat, &inputs).map_err(usage)?;
-    Ok((p, inputs))
+    Ok((p, inputs, None))
+}
+
+/// A `--json` value with `model_source: "hub"` and `hub: {…}` added (when from the Hub).
+pub fn with_source<T: serde::Serialize>(v: &T, source: Option<&HubSource>) -> String {
+    match source {
+        None => serde_json::to_string_pretty(v),
+        Some(s) => serde_json::to_value(v).and_then(|mut j| {
+            if let serde_json::Value::Object(m) = &mut j {
+                m.insert("model_source".into(), "hub".into());
+                m.insert("hub".into(), serde_json::to_value(s)?);
+            }
+            serde_json::to_string_pretty(&j)
+        }),
+    }
+    .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
 }
 
 pub fn plan_text(p: &Plan, u: Units) -> String {
@@ -147,14 +242,17 @@ pub fn with_gpu_note(o: Output, cat: &Catalog, gpu: Option<&str>) -> Output {
 
 /// What `plan` (`check` = false) or `check` prints for a plan, and its exit status; the
 /// `--gpu` notice goes into `gpu_notice` in the JSON, a note on stderr otherwise.
-pub fn render_noted(p: &Plan, a: &PlanArgs, check: bool, notice: Option<String>) -> Output {
+pub fn render(
+    p: &Plan,
+    a: &PlanArgs,
+    check: bool,
+    notice: Option<String>,
+    source: Option<&HubSource>,
+) -> Output {
     let stdout = if a.json {
         let mut j = plan_json(p);
         j.gpu_notice.clone_from(&notice);
-        format!(
-            "{}\n",
-            serde_json::to_string_pretty(&j).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
-        )
+        format!("{}\n", with_source(&j, source))
     } else if let Some(id) = &a.print_command {
         match vramfit_core::commands::by_id(p, id) {
             Some(c) => format!("{c}\n"),
@@ -177,14 +275,14 @@ pub fn run(cat: &Catalog, a: &PlanArgs, check: bool, load: Loader) -> Res<Output
     if let (true, Some(text)) = (check, a.command.as_deref()) {
         return run_command(cat, a, text);
     }
-    let (p, _) = resolve(cat, a, load)?;
+    let (p, _, source) = resolve(cat, a, load)?;
     if a.print_command.is_some() && p.launch.is_none() {
         return Err(crate::out::Failure::Rejected(format!(
             "no command to print: {}",
             p.verdict
         )));
     }
-    Ok(render_noted(&p, a, check, gpu_notice(cat, &a.gpu)))
+    Ok(render(&p, a, check, gpu_notice(cat, &a.gpu), source.as_ref()))
 }
 
 /// `check --command`: the pasted command planned on `--gpu` for the workload flags; exit 1

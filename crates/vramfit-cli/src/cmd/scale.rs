@@ -1,22 +1,24 @@
 //! `scale`: throughput over TP 1/2/4/8 and PP 1/2/4/8.
 
 use crate::args::ScaleArgs;
+use crate::cmd::plan::{hub_plan, with_source, HubSource, Loader};
 use crate::inputs::inputs_of;
 use crate::json::{PointJson, ScaleJson};
 use crate::out::{pretty_line, usage, Output, Res};
 use std::fmt::Write as _;
 use vramfit_core::catalog::Catalog;
 use vramfit_core::layout::valid_layouts;
+use vramfit_core::model::ModelArch;
 use vramfit_core::plan;
-use vramfit_core::throughput::Load;
+use vramfit_core::throughput::{scaling_curve, Link, Load};
 use vramfit_core::units::{fmt_num, real};
 
 /// `scale`: the points as JSON, or a table (an ambiguous `--gpu`'s notice on stderr).
-pub fn run(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
-    points(cat, a).map(|o| crate::cmd::plan::with_gpu_note(o, cat, Some(&a.plan.gpu)))
+pub fn run(cat: &Catalog, a: &ScaleArgs, loader: Loader) -> Res<Output> {
+    points(cat, a, loader).map(|o| crate::cmd::plan::with_gpu_note(o, cat, Some(&a.plan.gpu)))
 }
 
-fn points(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
+fn points(cat: &Catalog, a: &ScaleArgs, loader: Loader) -> Res<Output> {
     let inputs = inputs_of(&a.plan)?;
     let lengths = match (a.input_len, a.output_len) {
         (Some(i), Some(o)) => Some((i, o)),
@@ -24,12 +26,21 @@ fn points(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
         _ => return Err(usage("give both --input-len and --output-len, or neither")),
     };
     let load = a.concurrency.map(Load::Concurrency);
+    let sources = loader;
     if a.concurrency == Some(0) {
         return Err(usage("--concurrency must be at least 1"));
     }
-    let sc = plan::scaling_at(cat, &inputs, lengths, load).map_err(usage)?;
-    let (model, _, _) = plan::resolve_model(cat, &inputs.model).map_err(usage)?;
-    let valid = valid_layouts(&model.arch().map_err(usage)?, 64);
+    let (sc, arch, source) = if plan::resolve_model(cat, &inputs.model).is_err()
+        && vramfit_core::hub::is_repo_id(&inputs.model)
+    {
+        let (sc, arch, source) = hub_scaling(cat, a, &inputs, lengths, load, sources)?;
+        (sc, arch, Some(source))
+    } else {
+        let sc = plan::scaling_at(cat, &inputs, lengths, load).map_err(usage)?;
+        let (model, _, _) = plan::resolve_model(cat, &inputs.model).map_err(usage)?;
+        (sc, model.arch().map_err(usage)?, None)
+    };
+    let valid = valid_layouts(&arch, 64);
     let pts = if a.pcie { &sc.pcie } else { &sc.own_link };
     let link = if a.pcie {
         "PCIe".to_string()
@@ -56,8 +67,8 @@ fn points(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
         })
         .collect();
     if a.plan.json {
-        return Ok(Output::ok(pretty_line(&ScaleJson {
-            model: &model.id,
+        let v = ScaleJson {
+            model: &sc.model_id,
             gpu: &sc.gpu_id,
             interconnect: link,
             max_load: sc.load == Load::MaxLoad,
@@ -68,11 +79,15 @@ fn points(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
                 Load::Rate(r) => Some(r),
             },
             points,
-        })));
+        };
+        return Ok(Output::ok(match &source {
+            None => pretty_line(&v),
+            Some(_) => format!("{}\n", with_source(&v, source.as_ref())),
+        }));
     }
     let mut s = format!(
         "{} on {} over {} ({}):\n",
-        model.id,
+        sc.model_id,
         sc.gpu_id,
         link,
         match sc.load {
@@ -122,6 +137,48 @@ fn points(cat: &Catalog, a: &ScaleArgs) -> Res<Output> {
     Ok(Output::ok(s))
 }
 
+/// [`plan::scaling_at`] for a repo imported from the Hub: the same layouts, load and links,
+/// on the scenario of its plan (`custom_plan`'s format).
+fn hub_scaling(
+    cat: &Catalog,
+    a: &ScaleArgs,
+    inputs: &vramfit_core::plan::Inputs,
+    lengths: Option<(u64, u64)>,
+    load: Option<Load>,
+    sources: Loader,
+) -> Res<(plan::Scaling, ModelArch, HubSource)> {
+    let (p, source, arch) = hub_plan(cat, &a.plan, inputs, sources)?;
+    let gpu = plan::resolve_gpu(cat, &inputs.gpu).map_err(usage)?;
+    let mut s = plan::scenario(arch.clone(), inputs, p.format, 128);
+    if let Some((i, o)) = lengths {
+        s.workload.prompt_tokens = i;
+        s.workload.output_tokens = o;
+    }
+    let load = load.unwrap_or_else(|| plan::default_load(inputs, lengths));
+    let mut layouts = plan::SCALING_LAYOUTS.to_vec();
+    if let Some(tp) = inputs.tensor_parallel_size {
+        let l = (tp, inputs.pipeline_parallel_size.unwrap_or(1));
+        if !layouts.contains(&l) {
+            layouts.push(l);
+        }
+    }
+    let pcie = Link::Pcie(plan::pcie_gb_per_s(gpu.pcie_generation));
+    let sc = plan::Scaling {
+        model_id: p.model_id.clone(),
+        gpu_id: gpu.id.clone(),
+        link_name: gpu
+            .interconnect
+            .generation
+            .clone()
+            .unwrap_or_else(|| gpu.interconnect.kind.clone()),
+        load,
+        own_link: scaling_curve(&s, gpu, &layouts, load, Link::Own),
+        pcie: scaling_curve(&s, gpu, &layouts, load, pcie),
+        summary: String::new(),
+    };
+    Ok((sc, arch, source))
+}
+
 /// The `load` field of `scale --json`.
 fn load_id(l: Load) -> &'static str {
     match l {
@@ -136,7 +193,7 @@ mod tests {
     use super::*;
     use crate::args::Cmd;
     use crate::out::Failure;
-    use crate::testing::{assert_close, cat, inputs, parse};
+    use crate::testing::{assert_close, cat, inputs, no_files, parse};
     use vramfit_core::inputs::Field;
 
     fn scale_args(args: &[&str]) -> ScaleArgs {
@@ -160,7 +217,7 @@ mod tests {
             "128",
             "--json",
         ]);
-        let o = run(&cat(), &a).unwrap();
+        let o = run(&cat(), &a, &no_files).unwrap();
         assert_eq!(o.code, 0);
         let j = o.json();
         let sc = plan::scaling(
@@ -197,7 +254,7 @@ mod tests {
     #[test]
     fn scale_text_over_pcie_has_a_row_per_core_point() {
         let a = scale_args(&["llama-3.1-8b", "--gpu", "h100-sxm", "--pcie"]);
-        let o = run(&cat(), &a).unwrap();
+        let o = run(&cat(), &a, &no_files).unwrap();
         let sc = plan::scaling(&cat(), &inputs("llama-3.1-8b", "h100-sxm"), None).unwrap();
         let lines: Vec<&str> = o.stdout.lines().collect();
         assert_eq!(
@@ -231,7 +288,7 @@ mod tests {
             "1",
             "--json",
         ]);
-        let j = run(&cat(), &a).unwrap().json();
+        let j = run(&cat(), &a, &no_files).unwrap().json();
         assert_eq!(j["load"], "concurrency");
         assert_eq!(j["max_load"], false);
         assert_close(&j["load_value"], 1.0);
@@ -274,7 +331,7 @@ mod tests {
             "1000000",
             "--json",
         ]);
-        let j = run(&cat(), &a).unwrap().json();
+        let j = run(&cat(), &a, &no_files).unwrap().json();
         assert_eq!(j["load"], "request_rate");
         assert_eq!(j["max_load"], false);
         let mut fitting = 0;
@@ -295,7 +352,7 @@ mod tests {
             "0.5",
             "--json",
         ]);
-        let j = run(&cat(), &a).unwrap().json();
+        let j = run(&cat(), &a, &no_files).unwrap().json();
         let p = &j["points"][0];
         assert_eq!(p["fits"], true);
         assert_ne!(p["limited_by"], "queue");
@@ -324,7 +381,7 @@ mod tests {
             "256",
             "--json",
         ];
-        let j = run(&cat(), &scale_args(&argv)).unwrap().json();
+        let j = run(&cat(), &scale_args(&argv), &no_files).unwrap().json();
         assert_eq!(j["load"], "max_load");
         assert_eq!(j["max_load"], true);
         let mut i = inputs("llama-3.1-70b", "h100-sxm");
@@ -359,7 +416,7 @@ mod tests {
     #[test]
     fn scale_text_shows_ttft_itl_and_the_limit() {
         let a = scale_args(&["llama-3.1-8b", "--gpu", "h100-sxm", "--concurrency", "8"]);
-        let o = run(&cat(), &a).unwrap();
+        let o = run(&cat(), &a, &no_files).unwrap();
         let lines: Vec<&str> = o.stdout.lines().collect();
         assert!(
             lines[0].ends_with("(8 requests in flight):"),
@@ -391,7 +448,7 @@ mod tests {
     #[test]
     fn scale_wants_both_lengths_or_neither() {
         let a = scale_args(&["llama-3.1-8b", "--gpu", "h100-sxm", "--input-len", "5"]);
-        match run(&cat(), &a) {
+        match run(&cat(), &a, &no_files) {
             Err(f @ Failure::Usage(_)) => assert!(f.message().contains("--output-len")),
             other => panic!("{:?}", other.map(|o| o.stdout)),
         }
