@@ -247,6 +247,89 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// For a model the user brought: the catalog id with the same architecture.
     pub catalog_twin: Option<String>,
+    /// Where the weights figure came from (the checkpoint's headers, its index, or the
+    /// config's shapes), with the assumptions on top.
+    pub weights_source: Provenance,
+}
+
+/// Where one figure of the plan came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Provenance {
+    /// The figure (`"weights"`).
+    pub quantity: &'static str,
+    /// `"headers"`, `"index"` or `"config"`.
+    pub source: &'static str,
+    /// The numbers and the assumptions, in words.
+    pub detail: String,
+}
+
+/// What a plan knows of the model beyond its config's shapes: the checkpoint's bytes, and
+/// the parts its `quantization_config` keeps in 16 bits.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelFiles {
+    /// The checkpoint's bytes (headers or index).
+    pub checkpoint: Option<crate::sizing::HeaderWeights>,
+    /// Parts kept in 16 bits ([`crate::sizing::quant_config_ignores`]).
+    pub kept_16bit: crate::sizing::Kept16,
+}
+
+/// The provenance of the weights of `s` (its estimate: `weights`).
+fn weights_provenance(s: &Scenario, weights: u64) -> Provenance {
+    use crate::sizing::{layout_padding_per_gpu, HeaderSource};
+    let tp = s.tensor_parallel_size.max(1);
+    let arch = s
+        .gpu_arch
+        .map_or_else(|| "no GPU architecture".to_string(), |a| format!("{a:?}"));
+    let pad = layout_padding_per_gpu(s);
+    let pad_text = if pad > 0 {
+        format!(
+            "; + {pad} B per GPU of MXFP4 expert padding for the {:?} kernel on {arch} (not in the files)",
+            crate::sizing::mxfp4_backend(s.gpu_arch)
+        )
+    } else {
+        String::new()
+    };
+    match s.checkpoint.as_ref().filter(|c| c.format == s.format && !c.shards.is_empty()) {
+        Some(c) if c.source == HeaderSource::Headers => {
+            let sh = &c.shards;
+            let unknown = sh.unknown_example.as_ref().map_or_else(String::new, |e| {
+                format!(
+                    "; {} B in tensors no rule knows (e.g. `{e}`) split 1/TP (assumed)",
+                    sh.unknown
+                )
+            });
+            Provenance {
+                quantity: "weights",
+                source: "headers",
+                detail: format!(
+                    "{} B in the safetensors headers (embedding {} B, LM head {} B, layers sharded {} B, K/V {} B, replicated {} B, experts {} B), {weights} B per GPU at TP {tp} split by tensor name{pad_text}{unknown}",
+                    sh.total(),
+                    sh.embed,
+                    sh.lm_head,
+                    sh.layer_sharded,
+                    sh.layer_kv,
+                    sh.layer_replicated,
+                    sh.layer_expert,
+                ),
+            }
+        }
+        Some(c) => Provenance {
+            quantity: "weights",
+            source: "index",
+            detail: format!(
+                "{} B total_size in model.safetensors.index.json, split 1/TP over TP {tp} (assumed: the index does not size each tensor){pad_text}",
+                c.shards.total()
+            ),
+        },
+        None => Provenance {
+            quantity: "weights",
+            source: "config",
+            detail: format!(
+                "counted from config.json's shapes in {} (bytes per parameter: dtype.rs; layout on {arch}: sizing/quant_layout.rs){pad_text}",
+                s.format
+            ),
+        },
+    }
 }
 
 impl Plan {
@@ -462,6 +545,18 @@ fn memory_replicas(s: &Scenario, e: &Estimate) -> u64 {
 /// the replicas the rate needs.
 #[must_use]
 pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u64, bool) {
+    // The GPU's architecture picks the kernels of quantized weights (their padding):
+    // `sizing/quant_layout.rs`.
+    let arch = crate::sizing::GpuArch::from_catalog(gpu.architecture.as_deref(), &gpu.name);
+    let with_arch;
+    let s = if s.gpu_arch == arch {
+        s
+    } else {
+        let mut c = s.clone();
+        c.gpu_arch = arch;
+        with_arch = c;
+        &with_arch
+    };
     let total = gpu.usable_bytes();
     let w = &inputs.workload;
     let has_target = w.target_tokens_per_s.is_some() || w.max_ttft_ms.is_some();
@@ -563,13 +658,16 @@ pub fn plan(cat: &Catalog, inputs: &Inputs) -> Result<Plan, PlanError> {
     let arch = model
         .arch()
         .map_err(|e| PlanError::BadModel(e.to_string()))?;
-    let mut p = plan_arch(
+    let files = ModelFiles {
+        checkpoint: None,
+        kept_16bit: crate::sizing::quant_config_ignores(&model.config),
+    };
+    let mut p = plan_arch_with(
         arch,
         model.id.clone(),
         model.name.clone(),
-        model.native_format(),
-        implied,
-        implied_group,
+        (model.native_format(), implied, implied_group),
+        &files,
         gpu,
         inputs,
     );
@@ -593,9 +691,35 @@ pub fn plan_arch(
     gpu: &Gpu,
     inputs: &Inputs,
 ) -> Plan {
+    plan_arch_with(
+        arch,
+        model_id,
+        model_name,
+        (native, implied, implied_group),
+        &ModelFiles::default(),
+        gpu,
+        inputs,
+    )
+}
+
+/// [`plan_arch`] with what the model's files say beyond its shapes ([`ModelFiles`]): the
+/// plan's own scenario takes its weights from the checkpoint when the format is the
+/// checkpoint's. (The fixes and the format rows are sized from the config.)
+#[must_use]
+pub fn plan_arch_with(
+    arch: ModelArch,
+    model_id: String,
+    model_name: String,
+    (native, implied, implied_group): (WeightFormat, Option<WeightFormat>, Option<u64>),
+    files: &ModelFiles,
+    gpu: &Gpu,
+    inputs: &Inputs,
+) -> Plan {
     let format = inputs.format.or(implied).unwrap_or(native);
     let group = implied_group.unwrap_or(128);
-    let base = scenario(arch.clone(), inputs, format, group);
+    let mut base = scenario(arch.clone(), inputs, format, group);
+    base.kept_16bit = files.kept_16bit;
+    base.checkpoint = files.checkpoint.clone().filter(|c| c.format == format);
     let problem = match (inputs.tensor_parallel_size, inputs.pipeline_parallel_size) {
         (None, None) => None,
         (tp, pp) => {
@@ -670,7 +794,9 @@ pub fn plan_arch(
     } else {
         0.0
     };
+    let weights_source = weights_provenance(&sc, est.weights_bytes);
     Plan {
+        weights_source,
         kv_dtype: inputs.flags.kv_dtype,
         repo_ids: Vec::new(),
         workload_tokens: inputs.workload.prompt_tokens + inputs.workload.output_tokens,
@@ -819,13 +945,16 @@ pub fn custom_plan(
         .iter()
         .find(|m| m.arch().is_ok_and(|a| same_shape(&a, &arch)))
         .map(|m| m.id.clone());
-    let mut p = plan_arch(
+    let files = ModelFiles {
+        checkpoint: report.and_then(|r| header_weights(r, native)),
+        kept_16bit: crate::sizing::Kept16::default(),
+    };
+    let mut p = plan_arch_with(
         arch,
         format!("custom:{name}"),
         name.to_string(),
-        native,
-        None,
-        None,
+        (native, None, None),
+        &files,
         gpu,
         inputs,
     );
@@ -849,6 +978,24 @@ pub fn custom_plan(
         p.catalog_twin = Some(id);
     }
     p
+}
+
+/// The checkpoint's bytes from a report, for the format it is stored in; `None` when the
+/// files' bytes are not what the engine holds: an fp32 checkpoint (loaded in 16 bits),
+/// bitsandbytes (quantized at load), or a report without per-tensor classes.
+#[must_use]
+pub fn header_weights(
+    r: &crate::safetensors::Report,
+    format: WeightFormat,
+) -> Option<crate::sizing::HeaderWeights> {
+    let usable = !r.fp32_checkpoint
+        && r.quantization != crate::safetensors::Quantization::BitsAndBytes
+        && !r.shards.is_empty();
+    usable.then(|| crate::sizing::HeaderWeights {
+        format,
+        shards: r.shards.clone(),
+        source: crate::sizing::HeaderSource::Headers,
+    })
 }
 
 /// Whether two architectures have the same shapes (a fine-tune or a re-upload).

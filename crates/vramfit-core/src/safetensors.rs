@@ -58,6 +58,7 @@ mod header;
 mod index;
 mod quant;
 mod report;
+mod shard;
 #[cfg(feature = "import")]
 mod scan;
 #[cfg(feature = "import")]
@@ -75,6 +76,7 @@ pub use header::{
 pub use index::{check_against_index, index_shards, IndexCheck, IndexProblem};
 pub use quant::Quantization;
 pub use report::{MoeSplit, Report};
+pub use shard::ShardBytes;
 
 #[cfg(all(test, feature = "import"))]
 mod tests;

@@ -20,6 +20,7 @@ mod fixes;
 mod hand_values;
 mod header_paths;
 mod properties;
+mod quant_layouts;
 mod real_safetensors;
 mod regressions;
 mod serving_plans;
