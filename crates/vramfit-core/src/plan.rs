@@ -718,7 +718,10 @@ pub fn plan_arch_with(
     let format = inputs.format.or(implied).unwrap_or(native);
     let group = implied_group.unwrap_or(128);
     let mut base = scenario(arch.clone(), inputs, format, group);
-    base.kept_16bit = files.kept_16bit;
+    // The ignore list is the checkpoint's: another format is another checkpoint.
+    if format == native {
+        base.kept_16bit = files.kept_16bit;
+    }
     base.checkpoint = files.checkpoint.clone().filter(|c| c.format == format);
     let problem = match (inputs.tensor_parallel_size, inputs.pipeline_parallel_size) {
         (None, None) => None,
