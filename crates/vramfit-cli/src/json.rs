@@ -75,6 +75,9 @@ pub struct PlanJson<'a> {
     /// The checkpoint the commands load.
     pub checkpoint: Option<&'a vramfit_core::plan::Checkpoint>,
     pub warnings: &'a [String],
+    /// Where `per_gpu.weights_bytes` came from: `{quantity: "weights", source: "headers" |
+    /// "index" | "config", detail}`.
+    pub weights_source: &'a vramfit_core::plan::Provenance,
 }
 
 #[derive(Serialize)]
@@ -230,6 +233,7 @@ pub fn plan_json(p: &Plan) -> PlanJson<'_> {
         command_notes: vramfit_core::commands::notes(p),
         checkpoint: p.launch.as_ref().map(|l| &l.checkpoint),
         warnings: &p.warnings,
+        weights_source: &p.weights_source,
     }
 }
 

@@ -283,7 +283,7 @@ fn weights_provenance(s: &Scenario, weights: u64) -> Provenance {
     let pad = layout_padding_per_gpu(s);
     let pad_text = if pad > 0 {
         format!(
-            "; + {pad} B per GPU of MXFP4 expert padding for the {:?} kernel on {arch} (not in the files)",
+            "; + {pad} B per GPU of MXFP4 expert padding for the {:?} kernel on {arch} over the checkpoint's shapes",
             crate::sizing::mxfp4_backend(s.gpu_arch)
         )
     } else {
