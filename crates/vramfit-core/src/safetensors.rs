@@ -58,9 +58,9 @@ mod header;
 mod index;
 mod quant;
 mod report;
-mod shard;
 #[cfg(feature = "import")]
 mod scan;
+mod shard;
 #[cfg(feature = "import")]
 mod via_serde;
 

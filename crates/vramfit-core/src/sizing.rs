@@ -49,14 +49,14 @@ mod weights;
 pub use crate::units::fmt_gib;
 pub use estimate::{estimate, estimate_bytes, vllm_defaults, Estimate, Part};
 pub use kv::{blocks_for_len, kv_groups, KvGroup, KvGroups};
-pub use refusal::{
-    experts_refusal, layout_refusal, refusal, vllm_block_size_ok, Refusal, VLLM_BLOCK_SIZES,
-};
-pub use verdict::{Fit, Verdict, Warning, Warnings};
 pub use quant_layout::{
     fp8_block_scale_bytes, kept_format, mxfp4_backend, mxfp4_expert_dims, mxfp4_experts_bytes,
     quant_config_ignores, GpuArch, Kept16, Mxfp4Backend,
 };
+pub use refusal::{
+    experts_refusal, layout_refusal, refusal, vllm_block_size_ok, Refusal, VLLM_BLOCK_SIZES,
+};
+pub use verdict::{Fit, Verdict, Warning, Warnings};
 pub use weights::{
     layout_padding_per_gpu, stage_weights, weights_per_gpu, HeaderSource, HeaderWeights,
 };

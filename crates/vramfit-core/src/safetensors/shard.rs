@@ -99,8 +99,19 @@ fn classify(name: &str) -> Class {
         return Class::Kv;
     }
     let sharded = [
-        "proj", "fc1", "fc2", "mlp", "attn", "attention", "dense", "query_key_value", "wq",
-        "wo", "w1", "w2", "w3",
+        "proj",
+        "fc1",
+        "fc2",
+        "mlp",
+        "attn",
+        "attention",
+        "dense",
+        "query_key_value",
+        "wq",
+        "wo",
+        "w1",
+        "w2",
+        "w3",
     ];
     if sharded.iter().any(|p| n.contains(p)) {
         Class::Sharded
@@ -167,16 +178,34 @@ mod tests {
             ("model.layers.0.self_attn.k_proj.qweight", Class::Kv),
             ("model.layers.0.self_attn.v_proj.bias", Class::Kv),
             ("model.layers.0.self_attn.qkv_proj.weight", Class::Sharded),
-            ("model.layers.0.self_attn.o_proj.bias", Class::LayerReplicated),
-            ("model.layers.0.mlp.down_proj.weight_scale_inv", Class::Sharded),
+            (
+                "model.layers.0.self_attn.o_proj.bias",
+                Class::LayerReplicated,
+            ),
+            (
+                "model.layers.0.mlp.down_proj.weight_scale_inv",
+                Class::Sharded,
+            ),
             ("model.layers.0.mlp.gate.weight", Class::LayerReplicated),
             ("model.layers.0.mlp.router.weight", Class::LayerReplicated),
             ("model.layers.0.self_attn.sinks", Class::LayerReplicated),
-            ("model.layers.3.self_attn.kv_a_proj_with_mqa.weight", Class::LayerReplicated),
+            (
+                "model.layers.3.self_attn.kv_a_proj_with_mqa.weight",
+                Class::LayerReplicated,
+            ),
             ("model.layers.3.self_attn.kv_b_proj.weight", Class::Sharded),
-            ("model.layers.0.mlp.experts.gate_up_proj_blocks", Class::Expert),
-            ("model.layers.3.mlp.shared_experts.up_proj.weight", Class::Sharded),
-            ("model.layers.0.input_layernorm.weight", Class::LayerReplicated),
+            (
+                "model.layers.0.mlp.experts.gate_up_proj_blocks",
+                Class::Expert,
+            ),
+            (
+                "model.layers.3.mlp.shared_experts.up_proj.weight",
+                Class::Sharded,
+            ),
+            (
+                "model.layers.0.input_layernorm.weight",
+                Class::LayerReplicated,
+            ),
             ("model.norm.weight", Class::Replicated),
             ("vision_tower.patch_embed.proj.weight", Class::Unknown),
         ];

@@ -270,9 +270,11 @@ pub fn quant_config_ignores(config: &Value) -> Kept16 {
 
 /// Whether `pattern` names one decoder layer (`layers.3.` with a number).
 fn names_a_layer(pattern: &str) -> bool {
-    pattern.split('.').collect::<Vec<_>>().windows(2).any(|w| {
-        w[0] == "layers" && !w[1].is_empty() && w[1].bytes().all(|b| b.is_ascii_digit())
-    })
+    pattern
+        .split('.')
+        .collect::<Vec<_>>()
+        .windows(2)
+        .any(|w| w[0] == "layers" && !w[1].is_empty() && w[1].bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The format of `part` under `kept` (16-bit when the checkpoint keeps it).
@@ -322,8 +324,14 @@ mod tests {
     fn backends_follow_the_architecture() {
         let arch = |a: &str, n: &str| GpuArch::from_catalog(Some(a), n);
         assert_eq!(arch("Hopper", "H100"), Some(GpuArch::Hopper));
-        assert_eq!(arch("Blackwell", "NVIDIA B200"), Some(GpuArch::BlackwellDatacenter));
-        assert_eq!(arch("Blackwell", "RTX 5090"), Some(GpuArch::BlackwellConsumer));
+        assert_eq!(
+            arch("Blackwell", "NVIDIA B200"),
+            Some(GpuArch::BlackwellDatacenter)
+        );
+        assert_eq!(
+            arch("Blackwell", "RTX 5090"),
+            Some(GpuArch::BlackwellConsumer)
+        );
         assert_eq!(arch("CDNA 3", "MI300X"), Some(GpuArch::Other));
         assert_eq!(GpuArch::from_catalog(None, "x"), None);
         assert_eq!(mxfp4_backend(Some(GpuArch::Hopper)), Mxfp4Backend::Marlin);
@@ -332,7 +340,10 @@ mod tests {
             mxfp4_backend(Some(GpuArch::BlackwellDatacenter)),
             Mxfp4Backend::FlashInferTrtllm
         );
-        assert_eq!(mxfp4_backend(Some(GpuArch::Volta)), Mxfp4Backend::Checkpoint);
+        assert_eq!(
+            mxfp4_backend(Some(GpuArch::Volta)),
+            Mxfp4Backend::Checkpoint
+        );
         assert_eq!(mxfp4_backend(None), Mxfp4Backend::Checkpoint);
     }
 
@@ -343,7 +354,10 @@ mod tests {
         // Native: 56 × 16 blocks × 4 B = 3,584 B.
         assert_eq!(fp8_block_scale_bytes(n, 2048, Some(GpuArch::Hopper)), 3_584);
         // Marlin (A100): 7168 rows × 16 groups × 2 B = 229,376 B.
-        assert_eq!(fp8_block_scale_bytes(n, 2048, Some(GpuArch::Ampere)), 229_376);
+        assert_eq!(
+            fp8_block_scale_bytes(n, 2048, Some(GpuArch::Ampere)),
+            229_376
+        );
     }
 
     #[test]

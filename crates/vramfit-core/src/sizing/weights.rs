@@ -199,7 +199,11 @@ fn for_each_stage_from_headers(s: &Scenario, c: &ShardBytes, mut each: impl FnMu
     let tp = s.tensor_parallel_size.max(1);
     let layers = m.layers.max(1);
     let pp = s.pipeline_parallel_size.max(1).min(layers);
-    let kv_shard = if m.kv_heads >= tp { tp } else { m.kv_heads.max(1) };
+    let kv_shard = if m.kv_heads >= tp {
+        tp
+    } else {
+        m.kv_heads.max(1)
+    };
     let per_layer_rank = ceil_div(c.layer_sharded, tp)
         + ceil_div(c.layer_kv, kv_shard)
         + c.layer_replicated

@@ -35,7 +35,10 @@ fn plan_weights(model: &str, gpu: &str, quant: Option<&str>) -> (u64, String) {
     i.tensor_parallel_size = Some(1);
     i.format = quant.and_then(WeightFormat::parse);
     let p = plan(&cat, &i).unwrap();
-    (p.estimate.weights_bytes, p.weights_source.source.to_string())
+    (
+        p.estimate.weights_bytes,
+        p.weights_source.source.to_string(),
+    )
 }
 
 #[test]
@@ -118,11 +121,17 @@ fn fp8_block_scales_at_deepseek_shapes() {
     // = 1,409,286,144 params per rank. H100 (`fp8.py`, [128, 128] fp32 `weight_scale_inv`):
     // 1,409,286,144 / 16384 = 86,016 blocks × 4 B = 344,064 B.
     let n = 256 * 3 * 7168 * 2048 / 8;
-    assert_eq!(fp8_block_scale_bytes(n, 7168, Some(GpuArch::Hopper)), 344_064);
+    assert_eq!(
+        fp8_block_scale_bytes(n, 7168, Some(GpuArch::Hopper)),
+        344_064
+    );
     // A100 (Marlin FP8, one 16-bit scale per 128 inputs of each output row): rows
     // n / 7168 = 196,608 × 56 groups × 2 B = 22,020,096 B (64× the elements at half the
     // width: 32× the bytes, +1.56 % of the weights).
-    assert_eq!(fp8_block_scale_bytes(n, 7168, Some(GpuArch::Ampere)), 22_020_096);
+    assert_eq!(
+        fp8_block_scale_bytes(n, 7168, Some(GpuArch::Ampere)),
+        22_020_096
+    );
     // And the scenario carries it: DeepSeek-V3 fp8-block at TP 8 weighs more on A100.
     let mut s = Scenario::new(arch("deepseek-v3"));
     s.format = WeightFormat::Fp8Block;
@@ -152,7 +161,11 @@ fn nvfp4_is_four_and_a_half_bits_on_every_architecture() {
 /// 896, intermediate 4864, 24 layers, 14 heads, 2 KV heads of 64, vocab 151936, tied, q/k/v
 /// biases), its tensors at their real shapes in bf16, contiguous.
 fn qwen05_header() -> Vec<u8> {
-    let mut t: Vec<(String, Vec<u64>)> = vec![("model.embed_tokens.weight".into(), vec![151_936, 896])];
+    let mut t: Vec<(String, &str, Vec<u64>)> = vec![(
+        "model.embed_tokens.weight".into(),
+        "BF16",
+        vec![151_936, 896],
+    )];
     for l in 0..24 {
         let p = format!("model.layers.{l}");
         for (n, s) in [
@@ -169,21 +182,104 @@ fn qwen05_header() -> Vec<u8> {
             ("input_layernorm.weight", vec![896]),
             ("post_attention_layernorm.weight", vec![896]),
         ] {
-            t.push((format!("{p}.{n}"), s));
+            t.push((format!("{p}.{n}"), "BF16", s));
         }
     }
-    t.push(("model.norm.weight".into(), vec![896]));
+    t.push(("model.norm.weight".into(), "BF16", vec![896]));
+    header_of(&t)
+}
+
+/// Header JSON of `(name, dtype, shape)` tensors, contiguous in order.
+fn header_of(tensors: &[(String, &str, Vec<u64>)]) -> Vec<u8> {
     let mut map = serde_json::Map::new();
     let mut off = 0u64;
-    for (name, shape) in t {
-        let bytes = shape.iter().product::<u64>() * 2;
+    for (name, dtype, shape) in tensors {
+        let width = if *dtype == "U8" { 1 } else { 2 };
+        let bytes = shape.iter().product::<u64>() * width;
         map.insert(
-            name,
-            serde_json::json!({"dtype": "BF16", "shape": shape, "data_offsets": [off, off + bytes]}),
+            name.clone(),
+            serde_json::json!({"dtype": dtype, "shape": shape, "data_offsets": [off, off + bytes]}),
         );
         off += bytes;
     }
     serde_json::to_vec(&serde_json::Value::Object(map)).unwrap()
+}
+
+/// openai/gpt-oss-20b's tensors at their published names, dtypes and shapes (experts as
+/// MXFP4 `_blocks [E, N, K/32, 16]` and e8m0 `_scales [E, N, K/32]` U8, the rest bf16).
+fn gpt_oss_20b_header() -> Vec<u8> {
+    let mut t: Vec<(String, &str, Vec<u64>)> = vec![
+        (
+            "model.embed_tokens.weight".into(),
+            "BF16",
+            vec![201_088, 2880],
+        ),
+        ("lm_head.weight".into(), "BF16", vec![201_088, 2880]),
+        ("model.norm.weight".into(), "BF16", vec![2880]),
+    ];
+    for l in 0..24 {
+        let p = format!("model.layers.{l}");
+        for (n, d, s) in [
+            ("input_layernorm.weight", "BF16", vec![2880]),
+            ("post_attention_layernorm.weight", "BF16", vec![2880]),
+            ("self_attn.q_proj.weight", "BF16", vec![4096, 2880]),
+            ("self_attn.q_proj.bias", "BF16", vec![4096]),
+            ("self_attn.k_proj.weight", "BF16", vec![512, 2880]),
+            ("self_attn.k_proj.bias", "BF16", vec![512]),
+            ("self_attn.v_proj.weight", "BF16", vec![512, 2880]),
+            ("self_attn.v_proj.bias", "BF16", vec![512]),
+            ("self_attn.o_proj.weight", "BF16", vec![2880, 4096]),
+            ("self_attn.o_proj.bias", "BF16", vec![2880]),
+            ("self_attn.sinks", "BF16", vec![64]),
+            ("mlp.router.weight", "BF16", vec![32, 2880]),
+            ("mlp.router.bias", "BF16", vec![32]),
+            (
+                "mlp.experts.gate_up_proj_blocks",
+                "U8",
+                vec![32, 5760, 90, 16],
+            ),
+            ("mlp.experts.gate_up_proj_scales", "U8", vec![32, 5760, 90]),
+            ("mlp.experts.gate_up_proj_bias", "BF16", vec![32, 5760]),
+            ("mlp.experts.down_proj_blocks", "U8", vec![32, 2880, 90, 16]),
+            ("mlp.experts.down_proj_scales", "U8", vec![32, 2880, 90]),
+            ("mlp.experts.down_proj_bias", "BF16", vec![32, 2880]),
+        ] {
+            t.push((format!("{p}.{n}"), d, s));
+        }
+    }
+    header_of(&t)
+}
+
+#[test]
+fn gpt_oss_20b_headers_plus_the_marlin_padding_match_the_log() {
+    let r = Report::from_headers(&[parse_header(&gpt_oss_20b_header(), None).unwrap()]);
+    // Per layer: attention 26,542,080 × 2 = 53,084,160; q/k/v biases 10,240; o bias 5,760;
+    // sinks 128; norms 11,520; router 184,384 → 53,296,192. Experts: blocks 265,420,800 +
+    // 132,710,400, scales 16,588,800 + 8,294,400, biases 552,960 → 423,567,360. × 24
+    // = 11,444,725,248; + embed and lm_head 2 × 1,158,266,880 + final norm 5,760
+    // = 13,761,264,768 B (12.816 GiB: the llm-d planner's `model_memory_req` in the
+    // calibration row).
+    assert_eq!(r.total_bytes, 13_761_264_768);
+    let cat = Catalog::bundled();
+    let m = cat.model("gpt-oss-20b").unwrap().model.arch().unwrap();
+    let mut i = Inputs::default();
+    i.tensor_parallel_size = Some(1);
+    let h100 = cat.gpu("h100").unwrap();
+    let p = custom_plan(&cat, m.clone(), "gpt-oss-20b", Some(&r), h100, &i);
+    assert_eq!(p.format, WeightFormat::Mxfp4Experts);
+    assert_eq!(p.weights_source.source, "headers");
+    // + rotary 16,777,216 + Marlin padding 24 × (461,815,808 − 423,567,360) = 917,962,752
+    // → 14,696,004,736 B = 13.687 GiB, inside the logged 13.47–13.72 GiB.
+    assert_eq!(p.estimate.weights_bytes, 14_696_004_736);
+    assert!((13.47..=13.72).contains(&gib(p.estimate.weights_bytes)));
+    // TP 2: q/o weights + q bias 47,194,112 / 2 = 23,597,056; K/V 5,900,288 / 2
+    // = 2,950,144; replicated 201,792; experts 211,783,680 → 238,532,672 × 24
+    // = 5,724,784,128; embed + lm_head 1,158,266,880; final norm 5,760; rotary 16,777,216;
+    // padding per layer 241,041,408 − 32 × 6,621,120 = 29,165,568, × 24 = 699,973,632
+    // → 7,599,807,616.
+    i.tensor_parallel_size = Some(2);
+    let p2 = custom_plan(&cat, m, "gpt-oss-20b", Some(&r), h100, &i);
+    assert_eq!(p2.estimate.weights_bytes, 7_599_807_616);
 }
 
 const QWEN05_CONFIG: &str = r#"{"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2",
@@ -220,7 +316,10 @@ fn weights_come_from_the_headers_split_by_tensor_name() {
     i.tensor_parallel_size = Some(2);
     let p2 = custom_plan(&cat, m.clone(), "qwen05", Some(&r), gpu, &i);
     assert_eq!(p2.estimate.weights_bytes, 498_270_976);
-    assert!(p2.weights_source.detail.contains("988065536 B in the safetensors headers"));
+    assert!(p2
+        .weights_source
+        .detail
+        .contains("988065536 B in the safetensors headers"));
     // TP 4 > 2 KV heads: K/V split over 2 ranks only: layers 24 × (7,340,480 + 229,632
     // + 3,584) = 24 × 7,573,696 = 181,768,704; embed 68,067,328; + 1,792 + 4,194,304
     // = 254,032,128.
@@ -238,6 +337,9 @@ fn an_index_total_is_split_over_tp_as_an_assumption() {
     // Only `total_size` = 988,065,536: at TP 2, 494,032,768 + rotary 4,194,304.
     let mut s = Scenario::new(ModelArch::from_config_str(QWEN05_CONFIG).unwrap());
     s.tensor_parallel_size = 2;
-    s.checkpoint = Some(HeaderWeights::from_index_total(WeightFormat::Bf16, 988_065_536));
+    s.checkpoint = Some(HeaderWeights::from_index_total(
+        WeightFormat::Bf16,
+        988_065_536,
+    ));
     assert_eq!(weights_per_gpu(&s), 498_227_072);
 }
