@@ -29,11 +29,13 @@ fn gib(bytes: u64) -> f64 {
 
 fn plan_weights(model: &str, gpu: &str, quant: Option<&str>) -> (u64, String) {
     let cat = Catalog::bundled();
-    let mut i = Inputs::default();
-    i.model = model.into();
-    i.gpu = gpu.into();
-    i.tensor_parallel_size = Some(1);
-    i.format = quant.and_then(WeightFormat::parse);
+    let i = Inputs {
+        model: model.into(),
+        gpu: gpu.into(),
+        tensor_parallel_size: Some(1),
+        format: quant.and_then(WeightFormat::parse),
+        ..Inputs::default()
+    };
     let p = plan(&cat, &i).unwrap();
     (
         p.estimate.weights_bytes,
@@ -262,8 +264,10 @@ fn gpt_oss_20b_headers_plus_the_marlin_padding_match_the_log() {
     assert_eq!(r.total_bytes, 13_761_264_768);
     let cat = Catalog::bundled();
     let m = cat.model("gpt-oss-20b").unwrap().model.arch().unwrap();
-    let mut i = Inputs::default();
-    i.tensor_parallel_size = Some(1);
+    let mut i = Inputs {
+        tensor_parallel_size: Some(1),
+        ..Inputs::default()
+    };
     let h100 = cat.gpu("h100").unwrap();
     let p = custom_plan(&cat, m.clone(), "gpt-oss-20b", Some(&r), h100, &i);
     assert_eq!(p.format, WeightFormat::Mxfp4Experts);
@@ -303,8 +307,10 @@ fn weights_come_from_the_headers_split_by_tensor_name() {
     let cat = Catalog::bundled();
     let gpu = cat.gpu("h100").unwrap();
     let m = ModelArch::from_config_str(QWEN05_CONFIG).unwrap();
-    let mut i = Inputs::default();
-    i.tensor_parallel_size = Some(1);
+    let mut i = Inputs {
+        tensor_parallel_size: Some(1),
+        ..Inputs::default()
+    };
     let p = custom_plan(&cat, m.clone(), "qwen05", Some(&r), gpu, &i);
     assert_eq!(p.weights_source.source, "headers");
     // TP 1: the headers' bytes + vLLM's rotary cache [32768, 64] bf16 = 4,194,304 B
