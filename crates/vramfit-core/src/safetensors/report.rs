@@ -140,7 +140,15 @@ impl Report {
             parameter_count = parameter_count.saturating_add(elements);
             logical_parameter_count = logical_parameter_count.saturating_add(logical);
             total_bytes = total_bytes.saturating_add(bytes);
-            shards.add(t.name, bytes);
+            // vLLM creates parameters in the model dtype and copies the checkpoint into them:
+            // an F32 norm or bias of a 16-bit checkpoint is held at 2 bytes; scales stay fp32
+            // (`weight_scale`, `weight_scale_inv`, `input_scale` are fp32 parameters).
+            let held = if t.dtype == Dtype::F32 && !t.name.contains("scale") {
+                elements.saturating_mul(2)
+            } else {
+                bytes
+            };
+            shards.add(t.name, held);
             if let Some(i) = Dtype::ALL.iter().position(|&d| d == t.dtype) {
                 let (e, b, seen) = &mut per_dtype[i];
                 *e = e.saturating_add(elements);

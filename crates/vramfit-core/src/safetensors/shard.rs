@@ -16,6 +16,10 @@
 //!   whole on every rank).
 //! - anything else (vision towers, MTP heads, names no rule knows): split 1/TP, an
 //!   assumption the plan states with an example name.
+//!
+//! Bytes are as vLLM holds them: F32 tensors other than scales count 2 bytes per element
+//! (parameters are created in the model's 16-bit dtype, `--dtype auto`); an all-fp32
+//! checkpoint is not sized from its headers at all (`plan::header_weights`).
 
 use serde::{Deserialize, Serialize};
 

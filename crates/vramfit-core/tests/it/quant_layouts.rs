@@ -163,6 +163,10 @@ fn nvfp4_is_four_and_a_half_bits_on_every_architecture() {
 /// 896, intermediate 4864, 24 layers, 14 heads, 2 KV heads of 64, vocab 151936, tied, q/k/v
 /// biases), its tensors at their real shapes in bf16, contiguous.
 fn qwen05_header() -> Vec<u8> {
+    qwen05_header_norms_in("BF16")
+}
+
+fn qwen05_header_norms_in(norm_dtype: &str) -> Vec<u8> {
     let mut t: Vec<(String, &str, Vec<u64>)> = vec![(
         "model.embed_tokens.weight".into(),
         "BF16",
@@ -181,13 +185,14 @@ fn qwen05_header() -> Vec<u8> {
             ("mlp.gate_proj.weight", vec![4864, 896]),
             ("mlp.up_proj.weight", vec![4864, 896]),
             ("mlp.down_proj.weight", vec![896, 4864]),
-            ("input_layernorm.weight", vec![896]),
-            ("post_attention_layernorm.weight", vec![896]),
         ] {
             t.push((format!("{p}.{n}"), "BF16", s));
         }
+        for n in ["input_layernorm.weight", "post_attention_layernorm.weight"] {
+            t.push((format!("{p}.{n}"), norm_dtype, vec![896]));
+        }
     }
-    t.push(("model.norm.weight".into(), "BF16", vec![896]));
+    t.push(("model.norm.weight".into(), norm_dtype, vec![896]));
     header_of(&t)
 }
 
@@ -196,7 +201,11 @@ fn header_of(tensors: &[(String, &str, Vec<u64>)]) -> Vec<u8> {
     let mut map = serde_json::Map::new();
     let mut off = 0u64;
     for (name, dtype, shape) in tensors {
-        let width = if *dtype == "U8" { 1 } else { 2 };
+        let width = match *dtype {
+            "U8" => 1,
+            "F32" => 4,
+            _ => 2,
+        };
         let bytes = shape.iter().product::<u64>() * width;
         map.insert(
             name.clone(),
@@ -336,6 +345,15 @@ fn weights_come_from_the_headers_split_by_tensor_name() {
     i.format = Some(WeightFormat::Fp8);
     let p8 = custom_plan(&cat, m, "qwen05", Some(&r), gpu, &i);
     assert_eq!(p8.weights_source.source, "config");
+}
+
+#[test]
+fn f32_norms_of_a_bf16_checkpoint_are_held_at_16_bits() {
+    // The same checkpoint with its 49 norms (2 per layer + the final one) of 896 in F32:
+    // the files hold 49 × 896 × 2 = 87,808 B more, vLLM holds them in bf16.
+    let r = Report::from_headers(&[parse_header(&qwen05_header_norms_in("F32"), None).unwrap()]);
+    assert_eq!(r.total_bytes, 988_065_536 + 87_808);
+    assert_eq!(r.shards.total(), 988_065_536);
 }
 
 #[test]
