@@ -221,7 +221,9 @@ impl Kept16 {
 /// `modules_to_not_convert` (mxfp4, AWQ, bitsandbytes) or `ignore` (compressed-tensors,
 /// modelopt) list. A pattern counts when it covers every layer (a `*` wildcard, a `re:`
 /// regex, or no layer index); lists naming single layers (`model.layers.0.mlp`) leave the
-/// part quantized (a stated approximation: a few layers of many).
+/// part quantized (a stated approximation: a few layers of many). A pattern naming one
+/// attention or MLP module (`self_attn.o_proj`) marks the whole part: the sizing keeps
+/// parts, not single matrices.
 ///
 /// # Example
 /// ```
