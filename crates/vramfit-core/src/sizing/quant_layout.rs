@@ -32,7 +32,11 @@
 //!   the checkpoint holds 13,761,264,768 B = 12.82 GiB, which is what the unpadded count
 //!   gives (5–6.5 % below the logs). The Marlin padding (`H` 2880 → 3072, `I` 2880 → 2944)
 //!   adds 917 MB to the experts: 13.67 GiB, inside the logged range; the Triton layout would
-//!   give 12.84 GiB, outside it. Hopper is therefore sized with the Marlin layout.
+//!   give 12.84 GiB, outside it. Hopper is therefore sized with the Marlin layout. Two
+//!   more single-GPU logs agree: gpt-oss-20b on A100 (Marlin by necessity) "Model loading
+//!   took 13.72 GiB" (myoceane.fr, "vLLM … A100", 2026-04-18; 13.687 predicted), and
+//!   gpt-oss-120b on one 80 GB GPU with vLLM v0.11.2 "65.9651 GiB"
+//!   (blog.huikang.dev/2025/12/28/vllm-logs.html; 65.913 predicted, the checkpoint 60.8).
 //! - NVFP4 (`modelopt.py`, `ModelOptNvFp4LinearMethod` / `compressed_tensors` NVFP4): `weight
 //!   [N, K/2]` u8, `weight_scale [N, K/16]` fp8 e4m3, `weight_scale_2` and `input_scale` one
 //!   fp32 each. On Blackwell the CUTLASS/FlashInfer path swizzles the block scales, padding

@@ -77,6 +77,28 @@ fn gpt_oss_20b_on_h100_matches_its_vllm_log() {
 }
 
 #[test]
+fn gpt_oss_on_marlin_matches_single_gpu_logs_on_ampere_and_hopper() {
+    // gpt-oss-20b on an A100 (cc 8.0: Marlin is the only MXFP4 MoE backend there), vLLM log
+    // "Model loading took 13.72 GiB memory" (https://myoceane.fr/index.php/ai-vllm-a100-gemma-4,
+    // 2026-04-18): the same 14,695,863,424 B as on H100 = 13.687 GiB, -0.24 %.
+    let (w, _) = plan_weights("gpt-oss-20b", "a100-80gb-sxm", None);
+    assert_eq!(w, 14_695_863_424);
+    assert!((gib(w) / 13.72 - 1.0).abs() < 0.01);
+    // gpt-oss-120b on one 80 GB GPU, vLLM v0.11.2, "Model loading took 65.9651 GiB memory"
+    // (https://blog.huikang.dev/2025/12/28/vllm-logs.html, a Kaggle notebook;
+    // gpu_memory_utilization 0.96 and 8.99 GiB of KV cache put it on an 80 GB card, where
+    // Ampere and Hopper both take Marlin). 36 layers, 128 experts:
+    //   embed + lm_head 2,316,533,760; per layer q/o 23,592,960 + k/v 2,949,120 + biases
+    //   5,120 + router 2880·128 + 128 = 368,768 + norms 5,760 = 26,921,728 params × 2
+    //   = 53,843,456, × 36 = 1,938,364,416; final norm 5,760; rotary 16,777,216;
+    //   experts 128 × 14,431,744 (Marlin, as for 20b) = 1,847,263,232, × 36
+    //   = 66,501,476,352. Total 70,773,157,504 B = 65.913 GiB, -0.08 %.
+    let (w, _) = plan_weights("gpt-oss-120b", "h100", None);
+    assert_eq!(w, 70_773_157_504);
+    assert!((gib(w) / 65.9651 - 1.0).abs() < 0.01);
+}
+
+#[test]
 fn gpt_oss_experts_pad_per_architecture_and_per_rank() {
     let mut s = Scenario::new(arch("gpt-oss-20b"));
     s.format = WeightFormat::Mxfp4Experts;
