@@ -24,6 +24,9 @@
 //!     the Hopper swizzle (`triton_kernels` `swizzle_mxfp4_value_hopper`, `HopperMXScaleLayout`)
 //!     pads values to 16 × 64 tiles and scale rows to 256; biases fp32. Not chosen here: see
 //!     below.
+//!   - ROCm (`current_platform.is_rocm()`, the Triton backend): `I` and `H` to
+//!     `get_padding_alignment()` (256 on gfx950 / MI355X, 128 otherwise); the values keep
+//!     the strided layout; biases fp32.
 //!   - Attention, router, embeddings and LM head are never MXFP4: `Mxfp4Config
 //!     .get_quant_method` returns `UnquantizedLinearMethod` for every `LinearBase`.
 //!
@@ -84,7 +87,11 @@ pub enum GpuArch {
     BlackwellDatacenter,
     /// 12.x (RTX 50, RTX PRO 6000): SM120.
     BlackwellConsumer,
-    /// Not an NVIDIA GPU (AMD, Intel, Apple): the checkpoint's layout is assumed.
+    /// AMD CDNA 3 (MI300X, MI325X: gfx942).
+    Cdna3,
+    /// AMD CDNA 4 (MI355X: gfx950).
+    Cdna4,
+    /// Anything else (Intel, Apple): the checkpoint's layout is assumed.
     Other,
 }
 
@@ -99,6 +106,8 @@ impl GpuArch {
             "ampere" => Self::Ampere,
             "ada lovelace" | "ada" => Self::Ada,
             "hopper" => Self::Hopper,
+            "cdna 3" | "cdna3" => Self::Cdna3,
+            "cdna 4" | "cdna4" => Self::Cdna4,
             "blackwell" | "blackwell ultra" => {
                 if name.to_ascii_lowercase().contains("rtx") {
                     Self::BlackwellConsumer
@@ -113,7 +122,7 @@ impl GpuArch {
     /// Whether vLLM's Marlin kernels run (compute capability ≥ 8.0, NVIDIA).
     #[must_use]
     pub fn has_marlin(self) -> bool {
-        !matches!(self, Self::Volta | Self::Other)
+        !matches!(self, Self::Volta | Self::Cdna3 | Self::Cdna4 | Self::Other)
     }
 
     /// Whether the GPU has FP8 tensor cores (compute capability ≥ 8.9).
@@ -121,7 +130,12 @@ impl GpuArch {
     pub fn has_fp8(self) -> bool {
         matches!(
             self,
-            Self::Ada | Self::Hopper | Self::BlackwellDatacenter | Self::BlackwellConsumer
+            Self::Ada
+                | Self::Hopper
+                | Self::BlackwellDatacenter
+                | Self::BlackwellConsumer
+                | Self::Cdna3
+                | Self::Cdna4
         )
     }
 }
@@ -133,6 +147,12 @@ pub enum Mxfp4Backend {
     Marlin,
     /// FlashInfer TRT-LLM (SM100): `I` and `H` to 256, fp32 biases.
     FlashInferTrtllm,
+    /// `triton_kernels` on ROCm: `I` and `H` to `align` (256 on gfx950, else 128:
+    /// `mxfp4_utils.get_padding_alignment`), fp32 biases, unswizzled values.
+    RocmTriton {
+        /// The padding multiple.
+        align: u64,
+    },
     /// No GPU known (or not NVIDIA): the checkpoint's shapes.
     Checkpoint,
 }
@@ -142,6 +162,8 @@ pub enum Mxfp4Backend {
 pub fn mxfp4_backend(arch: Option<GpuArch>) -> Mxfp4Backend {
     match arch {
         Some(GpuArch::BlackwellDatacenter) => Mxfp4Backend::FlashInferTrtllm,
+        Some(GpuArch::Cdna3) => Mxfp4Backend::RocmTriton { align: 128 },
+        Some(GpuArch::Cdna4) => Mxfp4Backend::RocmTriton { align: 256 },
         Some(a) if a.has_marlin() => Mxfp4Backend::Marlin,
         _ => Mxfp4Backend::Checkpoint,
     }
@@ -154,6 +176,7 @@ pub fn mxfp4_expert_dims(backend: Mxfp4Backend, hidden: u64, inter: u64) -> (u64
     match backend {
         Mxfp4Backend::Marlin => (up(hidden, 256), up(inter, 128)),
         Mxfp4Backend::FlashInferTrtllm => (up(hidden, 256), up(inter, 256)),
+        Mxfp4Backend::RocmTriton { align } => (up(hidden, align), up(inter, align)),
         Mxfp4Backend::Checkpoint => (hidden, inter),
     }
 }
@@ -174,10 +197,9 @@ pub fn mxfp4_experts_bytes(
     let values = (2 * i * h / 2) + (h * i / 2);
     let scales = 2 * i * h.div_ceil(32) + h * i.div_ceil(32);
     let bias_bytes = if bias {
-        let b = if backend == Mxfp4Backend::FlashInferTrtllm {
-            4
-        } else {
-            2
+        let b = match backend {
+            Mxfp4Backend::FlashInferTrtllm | Mxfp4Backend::RocmTriton { .. } => 4,
+            Mxfp4Backend::Marlin | Mxfp4Backend::Checkpoint => 2,
         };
         (2 * i + h) * b
     } else {
@@ -338,7 +360,7 @@ mod tests {
             arch("Blackwell", "RTX 5090"),
             Some(GpuArch::BlackwellConsumer)
         );
-        assert_eq!(arch("CDNA 3", "MI300X"), Some(GpuArch::Other));
+        assert_eq!(arch("Gaudi 3", "Gaudi 3"), Some(GpuArch::Other));
         assert_eq!(GpuArch::from_catalog(None, "x"), None);
         assert_eq!(mxfp4_backend(Some(GpuArch::Hopper)), Mxfp4Backend::Marlin);
         assert_eq!(mxfp4_backend(Some(GpuArch::Ampere)), Mxfp4Backend::Marlin);
@@ -351,6 +373,11 @@ mod tests {
             Mxfp4Backend::Checkpoint
         );
         assert_eq!(mxfp4_backend(None), Mxfp4Backend::Checkpoint);
+        assert_eq!(arch("CDNA 3", "MI300X"), Some(GpuArch::Cdna3));
+        assert_eq!(
+            mxfp4_backend(Some(GpuArch::Cdna4)),
+            Mxfp4Backend::RocmTriton { align: 256 }
+        );
     }
 
     #[test]

@@ -110,6 +110,10 @@ fn gpt_oss_experts_pad_per_architecture_and_per_rank() {
     // B200 (FlashInfer TRT-LLM): H = I = 3072, fp32 biases: 32 × (14,155,776 + 884,736 +
     // 36,864) = 482,476,032 per layer; 3,612,284,032 + 24 × 482,476,032 = 15,191,708,800.
     assert_eq!(at(&mut s, GpuArch::BlackwellDatacenter, 1), 15_191_708_800);
+    // MI300X (ROCm Triton, align 128): H = I = 2944, fp32 biases: 32 × (3·2944·2944/2
+    // = 13,000,704 + scales 3·2944·92 = 812,544 + (5888 + 2944)·4 = 35,328) = 443,154,432
+    // per layer; 3,612,284,032 + 24 × 443,154,432 = 14,247,990,400.
+    assert_eq!(at(&mut s, GpuArch::Cdna3, 1), 14_247_990_400);
     // H100 at TP 2: each rank pads its own I = 1440 → 1536 (128): per layer 32 ×
     // (3·3072·1536/2 + 2·1536·96 + 3072·48 + (3072 + 3072)·2) = 32 × (7,077,888 + 294,912
     // + 147,456 + 12,288) = 241,041,408; non-expert per rank: embed + lm_head 1,158,266,880,
