@@ -393,3 +393,58 @@ fn an_index_total_is_split_over_tp_as_an_assumption() {
     ));
     assert_eq!(weights_per_gpu(&s), 498_227_072);
 }
+
+#[test]
+fn headers_shaped_as_the_config_size_like_the_config() {
+    // The checkpoint the browser test `tests/e2e/byom.test.mjs` writes for Qwen2.5-7B: every
+    // tensor at the config's shape in bf16. The web page sizes it from the headers, the CLI
+    // from the config: the two must agree to the byte (7,615,616,512 params × 2 B
+    // = 15,231,233,024 B; + rotary cache at the catalog config's max_position_embeddings,
+    // 131072 × 128 × 2 = 33,554,432).
+    let cat = Catalog::bundled();
+    let entry = cat.model("qwen2.5-7b").unwrap().model;
+    let m = entry.arch().unwrap();
+    let (h, i, q, kv) = (3584u64, 18_944u64, 3584u64, 512u64);
+    let mut t: Vec<(String, &str, Vec<u64>)> =
+        vec![("model.embed_tokens.weight".into(), "BF16", vec![152_064, h])];
+    for l in 0..28 {
+        let p = format!("model.layers.{l}.");
+        for (n, s) in [
+            ("self_attn.q_proj.weight", vec![q, h]),
+            ("self_attn.q_proj.bias", vec![q]),
+            ("self_attn.k_proj.weight", vec![kv, h]),
+            ("self_attn.k_proj.bias", vec![kv]),
+            ("self_attn.v_proj.weight", vec![kv, h]),
+            ("self_attn.v_proj.bias", vec![kv]),
+            ("self_attn.o_proj.weight", vec![h, q]),
+            ("mlp.gate_proj.weight", vec![i, h]),
+            ("mlp.up_proj.weight", vec![i, h]),
+            ("mlp.down_proj.weight", vec![h, i]),
+            ("input_layernorm.weight", vec![h]),
+            ("post_attention_layernorm.weight", vec![h]),
+        ] {
+            t.push((format!("{p}{n}"), "BF16", s));
+        }
+    }
+    t.push(("model.norm.weight".into(), "BF16", vec![h]));
+    t.push(("lm_head.weight".into(), "BF16", vec![152_064, h]));
+    let r = Report::from_headers(&[parse_header(&header_of(&t), None).unwrap()]);
+    assert_eq!(r.total_bytes, 15_231_233_024);
+    let gpu = cat.gpu("h100").unwrap();
+    for tp in [1, 2, 4] {
+        let i = Inputs {
+            tensor_parallel_size: Some(tp),
+            ..Inputs::default()
+        };
+        let from_headers = custom_plan(&cat, m.clone(), "qwen", Some(&r), gpu, &i);
+        let from_config = custom_plan(&cat, m.clone(), "qwen", None, gpu, &i);
+        assert_eq!(from_headers.weights_source.source, "headers");
+        assert_eq!(from_config.weights_source.source, "config");
+        assert_eq!(
+            from_headers.estimate.weights_bytes, from_config.estimate.weights_bytes,
+            "TP {tp}"
+        );
+    }
+    let one = custom_plan(&cat, m, "qwen", Some(&r), gpu, &Inputs::default());
+    assert_eq!(one.estimate.weights_bytes, 15_231_233_024 + 33_554_432);
+}
