@@ -163,7 +163,7 @@ pub fn SizeView() -> impl IntoView {
             <div class="vf-figures">
                 <Figure label="Weights per GPU" testid="weights-per-gpu" help="Weights on one GPU at this layout"
                     value=txt(|p, u| fmt_bytes(p.estimate.weights_bytes, u))
-                    detail=txt(|p, u| format!("{} · {} params", fmt_bytes_band(p.weights_band.value, p.weights_band.low, p.weights_band.high, u), vramfit_core::units::fmt_params(p.parameters)))/>
+                    detail=txt(|p, u| format!("{} · {} params · from the {}", fmt_bytes_band(p.weights_band.value, p.weights_band.low, p.weights_band.high, u), vramfit_core::units::fmt_params(p.parameters), p.weights_source.source))/>
                 <Figure label="KV cache pool per GPU" testid="kv-pool-per-gpu" help="Memory left for the paged KV cache"
                     value=txt(|p, u| fmt_bytes(p.estimate.kv_pool_bytes, u))
                     detail=txt(|p, u| format!("{} · {} B/token", fmt_bytes_band(p.kv_pool_band.value, p.kv_pool_band.low, p.kv_pool_band.high, u), fmt_count(p.estimate.kv_bytes_per_token)))/>

@@ -83,6 +83,9 @@ pub struct PlanJson<'a> {
     pub assumptions: &'a [vramfit_core::model::Assumption],
     /// Where each derived number came from: `{quantity, source, detail}`.
     pub provenance: &'a [vramfit_core::model::Provenance],
+    /// Where `per_gpu.weights_bytes` came from: `{quantity: "weights", source: "headers" |
+    /// "index" | "config", detail}`.
+    pub weights_source: &'a vramfit_core::plan::Provenance,
 }
 
 #[derive(Serialize)]
@@ -241,6 +244,7 @@ pub fn plan_json(p: &Plan) -> PlanJson<'_> {
         warnings: &p.warnings,
         assumptions: &p.assumptions,
         provenance: &p.provenance,
+        weights_source: &p.weights_source,
     }
 }
 

@@ -108,6 +108,28 @@ fn plan_json_has_the_documented_fields() {
 }
 
 #[test]
+fn plan_json_says_where_the_weights_came_from() {
+    // gpt-oss-20b on H100: 14,695,863,424 B with the Marlin MXFP4 expert padding (worked by
+    // hand in vramfit-core's tests/it/quant_layouts.rs), counted from the config.
+    let j = json(&[
+        "plan",
+        "gpt-oss-20b",
+        "--gpu",
+        "h100",
+        "--tp",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(j["per_gpu"]["weights_bytes"], 14_695_863_424_u64);
+    let w = &j["weights_source"];
+    assert_eq!(w["quantity"], "weights");
+    assert_eq!(w["source"], "config");
+    // 24 layers × (461,815,808 − 423,567,360) B of padding over the checkpoint's shapes.
+    let detail = w["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("917962752 B"), "{detail}");
+}
+
+#[test]
 fn check_exit_codes() {
     let ok = vramfit(&[
         "check",

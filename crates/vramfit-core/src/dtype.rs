@@ -13,6 +13,13 @@
 //! - MXFP4 (OCP Microscaling v1.0): 4-bit e2m1 values, one 8-bit e8m0 scale per block of 32
 //!   = 4.25 bits. gpt-oss stores only MoE experts in MXFP4, the rest in bf16.
 //! - NVFP4: 4-bit e2m1, one fp8 e4m3 scale per 16 values, one fp32 scale per tensor = 4.5 bits.
+//!
+//! These are the bytes per parameter of the checkpoint layouts. What vLLM's kernels make of
+//! them on each GPU architecture (MXFP4 experts padded for Marlin or FlashInfer, FP8 block
+//! scales expanded on Marlin, the Marlin repack of GPTQ/AWQ, the modules a checkpoint keeps
+//! in 16 bits) is in `sizing/quant_layout.rs`, with the vLLM source files it follows; MXFP4
+//! experts are sized there at their real shapes (bf16 biases included), not through
+//! [`WeightFormat::expert_bytes`].
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

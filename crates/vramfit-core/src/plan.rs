@@ -39,9 +39,12 @@ pub const TTFT_REL_ERR: f64 = 0.22;
 
 pub use crate::inputs::Inputs;
 
+mod files;
 mod fix;
 mod parts;
 mod scaling;
+use files::weights_provenance;
+pub use files::{custom_plan, header_weights, ModelFiles, Provenance};
 pub use fix::{repair, settle, Fix, Needed, Repair, Settled, MAX_FIXES};
 pub use parts::{checkpoint, placeholder_repo, Checkpoint, Launch, Running};
 pub use scaling::{
@@ -253,6 +256,9 @@ pub struct Plan {
     /// Where each derived number of the model came from (config field, class default,
     /// assumption; the safetensors reader adds `headers` entries).
     pub provenance: Vec<crate::model::Provenance>,
+    /// Where the weights figure came from (the checkpoint's headers, its index, or the
+    /// config's shapes), with the assumptions on top.
+    pub weights_source: Provenance,
 }
 
 impl Plan {
@@ -471,6 +477,18 @@ fn memory_replicas(s: &Scenario, e: &Estimate) -> u64 {
 /// the replicas the rate needs.
 #[must_use]
 pub fn place(s: &Scenario, gpu: &Gpu, inputs: &Inputs) -> (Scenario, Estimate, u64, bool) {
+    // The GPU's architecture picks the kernels of quantized weights (their padding):
+    // `sizing/quant_layout.rs`.
+    let arch = crate::sizing::GpuArch::from_catalog(gpu.architecture.as_deref(), &gpu.name);
+    let with_arch;
+    let s = if s.gpu_arch == arch {
+        s
+    } else {
+        let mut c = s.clone();
+        c.gpu_arch = arch;
+        with_arch = c;
+        &with_arch
+    };
     let total = gpu.usable_bytes();
     let w = &inputs.workload;
     let has_target = w.target_tokens_per_s.is_some() || w.max_ttft_ms.is_some();
@@ -572,13 +590,16 @@ pub fn plan(cat: &Catalog, inputs: &Inputs) -> Result<Plan, PlanError> {
     let arch = model
         .arch()
         .map_err(|e| PlanError::BadModel(e.to_string()))?;
-    let mut p = plan_arch(
+    let files = ModelFiles {
+        checkpoint: None,
+        kept_16bit: crate::sizing::quant_config_ignores(&model.config),
+    };
+    let mut p = plan_arch_with(
         arch,
         model.id.clone(),
         model.name.clone(),
-        model.native_format(),
-        implied,
-        implied_group,
+        (model.native_format(), implied, implied_group),
+        &files,
         gpu,
         inputs,
     );
@@ -602,9 +623,38 @@ pub fn plan_arch(
     gpu: &Gpu,
     inputs: &Inputs,
 ) -> Plan {
+    plan_arch_with(
+        arch,
+        model_id,
+        model_name,
+        (native, implied, implied_group),
+        &ModelFiles::default(),
+        gpu,
+        inputs,
+    )
+}
+
+/// [`plan_arch`] with what the model's files say beyond its shapes ([`ModelFiles`]): the
+/// plan's own scenario takes its weights from the checkpoint when the format is the
+/// checkpoint's. (The fixes and the format rows are sized from the config.)
+#[must_use]
+pub fn plan_arch_with(
+    arch: ModelArch,
+    model_id: String,
+    model_name: String,
+    (native, implied, implied_group): (WeightFormat, Option<WeightFormat>, Option<u64>),
+    files: &ModelFiles,
+    gpu: &Gpu,
+    inputs: &Inputs,
+) -> Plan {
     let format = inputs.format.or(implied).unwrap_or(native);
     let group = implied_group.unwrap_or(128);
-    let base = scenario(arch.clone(), inputs, format, group);
+    let mut base = scenario(arch.clone(), inputs, format, group);
+    // The ignore list is the checkpoint's: another format is another checkpoint.
+    if format == native {
+        base.kept_16bit = files.kept_16bit;
+    }
+    base.checkpoint = files.checkpoint.clone().filter(|c| c.format == format);
     let problem = match (inputs.tensor_parallel_size, inputs.pipeline_parallel_size) {
         (None, None) => None,
         (tp, pp) => {
@@ -681,6 +731,7 @@ pub fn plan_arch(
     } else {
         0.0
     };
+    let weights_source = weights_provenance(&sc, est.weights_bytes);
     Plan {
         kv_dtype: inputs.flags.kv_dtype,
         repo_ids: Vec::new(),
@@ -720,7 +771,18 @@ pub fn plan_arch(
         warnings,
         catalog_twin: None,
         assumptions: arch.assumptions.clone(),
-        provenance: arch.provenance.clone(),
+        provenance: {
+            // The model's numbers (config, default, assumption), then the weights' (headers,
+            // index or config shapes): one list for the UI and `--json`.
+            let mut v = arch.provenance.clone();
+            v.push(crate::model::Provenance {
+                quantity: weights_source.quantity.to_string(),
+                source: weights_source.source.to_string(),
+                detail: weights_source.detail.clone(),
+            });
+            v
+        },
+        weights_source,
     }
 }
 
@@ -812,56 +874,6 @@ pub fn format_of_report(r: &crate::safetensors::Report) -> WeightFormat {
             }
         }
     }
-}
-
-/// Sizes a model the user brought (its `config.json`, and the safetensors headers if
-/// given): the format comes from the headers, their warnings are added, and the catalog
-/// entry with the same architecture (if any) is named for comparison.
-#[must_use]
-pub fn custom_plan(
-    cat: &Catalog,
-    arch: ModelArch,
-    name: &str,
-    report: Option<&crate::safetensors::Report>,
-    gpu: &Gpu,
-    inputs: &Inputs,
-) -> Plan {
-    let native = report.map_or(WeightFormat::Bf16, format_of_report);
-    let twin = cat
-        .models
-        .iter()
-        .find(|m| m.arch().is_ok_and(|a| same_shape(&a, &arch)))
-        .map(|m| m.id.clone());
-    let mut p = plan_arch(
-        arch,
-        format!("custom:{name}"),
-        name.to_string(),
-        native,
-        None,
-        None,
-        gpu,
-        inputs,
-    );
-    if let Some(r) = report {
-        p.warnings.extend(r.warnings.iter().cloned());
-        let computed = p.parameters;
-        if r.logical_parameter_count > 0 {
-            let diff = (f(r.logical_parameter_count) - f(computed)).abs() / f(computed.max(1));
-            if diff > 0.02 {
-                p.warnings.push(format!(
-                    "the headers hold {} parameters but config.json describes {}: the files may belong to different models",
-                    r.logical_parameter_count, computed
-                ));
-            }
-        }
-    }
-    if let Some(id) = twin {
-        p.warnings.push(format!(
-            "same architecture as the catalog's `{id}`: compare with it"
-        ));
-        p.catalog_twin = Some(id);
-    }
-    p
 }
 
 /// Whether two architectures have the same shapes (a fine-tune or a re-upload).

@@ -60,6 +60,7 @@ mod quant;
 mod report;
 #[cfg(feature = "import")]
 mod scan;
+mod shard;
 #[cfg(feature = "import")]
 mod via_serde;
 
@@ -75,6 +76,7 @@ pub use header::{
 pub use index::{check_against_index, index_shards, IndexCheck, IndexProblem};
 pub use quant::Quantization;
 pub use report::{MoeSplit, Report};
+pub use shard::ShardBytes;
 
 #[cfg(all(test, feature = "import"))]
 mod tests;

@@ -22,6 +22,9 @@
 //! - `sizing/weights.rs`: weights per GPU and per pipeline stage ([`weights_per_gpu`],
 //!   [`stage_weights`]): tensor-parallel sharding, replication, vocabulary padding, the
 //!   pipeline split.
+//! - `sizing/quant_layout.rs`: quantized weights as vLLM holds them per GPU architecture
+//!   ([`GpuArch`], [`mxfp4_experts_bytes`], [`quant_config_ignores`]): kernel padding, scales,
+//!   modules kept in 16 bits.
 //! - `sizing/kv.rs`: the KV groups of vLLM's hybrid allocator and the blocks a request needs
 //!   ([`KvGroup`], [`KvGroups`], [`kv_groups`], [`blocks_for_len`]).
 //! - `sizing/estimate.rs`: the engine accounting ([`Estimate`], [`estimate`](fn@estimate),
@@ -38,6 +41,7 @@
 
 mod estimate;
 mod kv;
+mod quant_layout;
 mod refusal;
 mod verdict;
 mod weights;
@@ -45,11 +49,17 @@ mod weights;
 pub use crate::units::fmt_gib;
 pub use estimate::{estimate, estimate_bytes, vllm_defaults, Estimate, Part};
 pub use kv::{blocks_for_len, kv_groups, KvGroup, KvGroups};
+pub use quant_layout::{
+    fp8_block_scale_bytes, kept_format, mxfp4_backend, mxfp4_expert_dims, mxfp4_experts_bytes,
+    quant_config_ignores, GpuArch, Kept16, Mxfp4Backend,
+};
 pub use refusal::{
     experts_refusal, layout_refusal, refusal, vllm_block_size_ok, Refusal, VLLM_BLOCK_SIZES,
 };
 pub use verdict::{Fit, Verdict, Warning, Warnings};
-pub use weights::{stage_weights, weights_per_gpu};
+pub use weights::{
+    layout_padding_per_gpu, stage_weights, weights_per_gpu, HeaderSource, HeaderWeights,
+};
 
 use crate::dtype::WeightFormat;
 use crate::inputs::{EngineFlags, Workload};
@@ -102,6 +112,15 @@ pub struct Scenario {
     /// The workload (users ≥ 1).
     #[serde(flatten)]
     pub workload: Workload,
+    /// The GPU's architecture (the kernel, hence the padding, of quantized weights); `None`:
+    /// the checkpoint's layout. Set by the plan from the catalog GPU's `architecture`.
+    pub gpu_arch: Option<GpuArch>,
+    /// Parts the checkpoint's `quantization_config` keeps in 16 bits.
+    pub kept_16bit: Kept16,
+    /// The checkpoint's bytes by sharding class, from its safetensors headers (or index):
+    /// when set and `format` is the checkpoint's, the weights come from them instead of the
+    /// config.
+    pub checkpoint: Option<HeaderWeights>,
 }
 
 impl Scenario {
@@ -117,6 +136,9 @@ impl Scenario {
             pipeline_parallel_size: 1,
             flags: EngineFlags::default(),
             workload: Workload::default(),
+            gpu_arch: None,
+            kept_16bit: Kept16::default(),
+            checkpoint: None,
         }
     }
 

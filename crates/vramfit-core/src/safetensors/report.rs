@@ -72,6 +72,10 @@ pub struct Report {
     pub moe: MoeSplit,
     /// Things a user sizing this model should know.
     pub warnings: Vec<String>,
+    /// Bytes by tensor-parallel sharding class (from the tensor names); empty in a report
+    /// read from JSON written before the field existed.
+    #[serde(default)]
+    pub shards: super::ShardBytes,
 }
 
 #[cfg(feature = "import")]
@@ -115,6 +119,7 @@ impl Report {
         // once per tensor.
         let mut per_dtype = [(0u64, 0u64, false); Dtype::ALL.len()];
         let mut moe = MoeSplit::default();
+        let mut shards = super::ShardBytes::default();
         // Which packings occur (by rank), and the smallest and largest qweight factor.
         let mut packed_kinds = [false; 6];
         let mut packed_factors: Option<(u64, u64)> = None;
@@ -135,6 +140,15 @@ impl Report {
             parameter_count = parameter_count.saturating_add(elements);
             logical_parameter_count = logical_parameter_count.saturating_add(logical);
             total_bytes = total_bytes.saturating_add(bytes);
+            // vLLM creates parameters in the model dtype and copies the checkpoint into them:
+            // an F32 norm or bias of a 16-bit checkpoint is held at 2 bytes; scales stay fp32
+            // (`weight_scale`, `weight_scale_inv`, `input_scale` are fp32 parameters).
+            let held = if t.dtype == Dtype::F32 && !t.name.contains("scale") {
+                elements.saturating_mul(2)
+            } else {
+                bytes
+            };
+            shards.add(t.name, held);
             if let Some(i) = Dtype::ALL.iter().position(|&d| d == t.dtype) {
                 let (e, b, seen) = &mut per_dtype[i];
                 *e = e.saturating_add(elements);
@@ -212,6 +226,7 @@ impl Report {
             quantization,
             moe,
             warnings,
+            shards,
         };
         report.refresh_ratios();
         report

@@ -4,9 +4,65 @@
 //! MLA down-projections, norms and routers replicated; embedding and LM head vocab-parallel
 //! over the vocabulary padded to a multiple of 64 (`vocab_parallel_embedding.py`,
 //! `DEFAULT_VOCAB_PADDING_SIZE`). Pipeline stages hold `layers / PP` layers (the first the
-//! embedding, the last the LM head). Quantized bytes: see [`crate::dtype`].
+//! embedding, the last the LM head). Quantized bytes: see [`crate::dtype`]; the layout per
+//! GPU architecture (MXFP4 expert padding, FP8 block scales on Marlin) and the parts a
+//! checkpoint keeps in 16 bits: see `sizing/quant_layout.rs`.
+//!
+//! # From the checkpoint's headers
+//! With [`Scenario::checkpoint`] set, the bytes are the headers' (exact at TP 1), split by
+//! the tensor-name classes of [`crate::safetensors::ShardBytes`]: embedding and LM head
+//! `ceil(bytes × padded vocab / vocab / TP)`, layer projections 1/TP, K/V over
+//! `min(TP, kv_heads)` ranks, replicated tensors whole, experts 1/TP, unknown tensors 1/TP
+//! (assumed). A pipeline stage of `n` of `L` layers holds `n/L` of the layer bytes (exact at
+//! PP 1: the headers' layers are not all alike in every model). Added, as in memory but not
+//! in the files: the rotary cache, the vocabulary padding, and the MXFP4 expert padding of
+//! the GPU's kernel.
 
+use super::quant_layout::{
+    fp8_block_scale_bytes, kept_format, mxfp4_backend, mxfp4_experts_bytes, Mxfp4Backend,
+};
 use super::Scenario;
+use crate::dtype::WeightFormat;
+use crate::safetensors::ShardBytes;
+use serde::Serialize;
+
+/// Where a checkpoint's bytes come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HeaderSource {
+    /// The safetensors headers (every tensor's name and size).
+    Headers,
+    /// `model.safetensors.index.json`'s `metadata.total_size` only (no names' sizes).
+    Index,
+}
+
+/// A checkpoint's bytes, for sizing its weights from the files instead of the config.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeaderWeights {
+    /// The format the checkpoint is stored in (the bytes apply to it only).
+    pub format: WeightFormat,
+    /// Its bytes by sharding class.
+    pub shards: ShardBytes,
+    /// Headers or index.
+    pub source: HeaderSource,
+}
+
+impl HeaderWeights {
+    /// From an index's `total_size` alone: every byte split 1/TP and spread over the
+    /// pipeline stages by layers (an assumption: the index does not say which tensor is
+    /// which size).
+    #[must_use]
+    pub fn from_index_total(format: WeightFormat, total_size: u64) -> Self {
+        Self {
+            format,
+            shards: ShardBytes {
+                layer_sharded: total_size,
+                ..ShardBytes::default()
+            },
+            source: HeaderSource::Index,
+        }
+    }
+}
 
 /// Weight bytes on the busiest GPU, and per pipeline stage.
 #[must_use]
@@ -44,25 +100,151 @@ fn layer_bytes_per_rank(s: &Scenario, p: &crate::model::ParamBreakdown) -> u64 {
 
 /// [`layer_bytes_per_rank`] for a layer with `kv_heads` KV heads (Gemma 4's global layers).
 fn layer_bytes_with_kv_heads(s: &Scenario, p: &crate::model::ParamBreakdown, kv_heads: u64) -> u64 {
-    let m = &s.model;
     let tp = s.tensor_parallel_size.max(1);
     let (f, g) = (s.format, s.group_size);
     let hp = f.high_precision_bytes();
     let kv_shard = if kv_heads >= tp { tp } else { kv_heads.max(1) };
-    let fa = f.attention_format();
-    fa.linear_bytes(ceil_div(p.attn_sharded, tp), m.hidden, g)
-        + f.linear_bytes(ceil_div(p.linear_sharded, tp), m.hidden, g)
-        + fa.linear_bytes(ceil_div(p.linear_kv, kv_shard), m.hidden, g)
-        + fa.linear_bytes(p.linear_replicated, m.hidden, g)
-        + f.expert_bytes(ceil_div(p.expert, tp), m.hidden, g)
+    let kept = s.kept_16bit;
+    let fa = kept_format(f.attention_format(), kept.attention);
+    let fm = kept_format(f, kept.mlp);
+    let lin = |fmt: WeightFormat, n: u64| linear_bytes_on(s, fmt, n, g);
+    lin(fa, ceil_div(p.attn_sharded, tp))
+        + lin(fm, ceil_div(p.linear_sharded, tp))
+        + lin(fa, ceil_div(p.linear_kv, kv_shard))
+        + lin(fa, p.linear_replicated)
+        + expert_bytes_per_rank(s, p, kept_format(f, kept.experts))
         + (p.router + p.replicated) * hp
         + ceil_div(p.bias_sharded, tp) * hp
         + ceil_div(p.bias_kv, kv_shard) * hp
 }
 
+/// `n` linear parameters of `fmt` as the scenario's GPU holds them (FP8 block scales differ
+/// on Marlin; every other format as [`WeightFormat::linear_bytes`]).
+fn linear_bytes_on(s: &Scenario, fmt: WeightFormat, n: u64, g: u64) -> u64 {
+    if fmt == WeightFormat::Fp8Block {
+        n + fp8_block_scale_bytes(n, s.model.hidden, s.gpu_arch)
+    } else {
+        fmt.linear_bytes(n, s.model.hidden, g)
+    }
+}
+
+/// Experts (and intermediate size) one rank holds: whole experts under EP, a 1/TP slice of
+/// each expert's intermediate size otherwise (vLLM `FusedMoE`).
+fn local_experts(s: &Scenario, moe: &crate::model::Moe) -> (u64, u64) {
+    let tp = s.tensor_parallel_size.max(1);
+    if s.flags.expert_parallel {
+        (ceil_div(moe.experts, tp), moe.expert_intermediate)
+    } else {
+        (moe.experts, ceil_div(moe.expert_intermediate, tp))
+    }
+}
+
+/// Routed-expert bytes of one MoE layer on one rank in `fmt`: MXFP4 at the padded shapes of
+/// the GPU's kernel, every other format by parameter count.
+fn expert_bytes_per_rank(s: &Scenario, p: &crate::model::ParamBreakdown, fmt: WeightFormat) -> u64 {
+    let m = &s.model;
+    match (fmt, m.moe) {
+        (WeightFormat::Mxfp4Experts | WeightFormat::Mxfp4, Some(moe)) if p.expert > 0 => {
+            let (experts, inter) = local_experts(s, &moe);
+            let backend = mxfp4_backend(s.gpu_arch);
+            mxfp4_experts_bytes(backend, experts, m.hidden, inter, moe.expert_bias)
+        }
+        (WeightFormat::Fp8Block, _) => {
+            let n = ceil_div(p.expert, s.tensor_parallel_size.max(1));
+            n + fp8_block_scale_bytes(n, m.hidden, s.gpu_arch)
+        }
+        _ => fmt.expert_bytes(
+            ceil_div(p.expert, s.tensor_parallel_size.max(1)),
+            m.hidden,
+            s.group_size,
+        ),
+    }
+}
+
+/// Bytes the GPU's MXFP4 kernel adds to one MoE layer's experts on one rank (padding), over
+/// the checkpoint's shapes; 0 for other formats.
+fn mxfp4_padding_per_layer(s: &Scenario) -> u64 {
+    let m = &s.model;
+    match (s.format, m.moe) {
+        (WeightFormat::Mxfp4Experts | WeightFormat::Mxfp4, Some(moe)) => {
+            let (experts, inter) = local_experts(s, &moe);
+            let bytes = |b| mxfp4_experts_bytes(b, experts, m.hidden, inter, moe.expert_bias);
+            bytes(mxfp4_backend(s.gpu_arch)).saturating_sub(bytes(Mxfp4Backend::Checkpoint))
+        }
+        _ => 0,
+    }
+}
+
+/// `a × b / c` without overflow (0 when `c` is 0).
+fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+    if c == 0 {
+        return 0;
+    }
+    let q = u128::from(a) * u128::from(b) / u128::from(c);
+    u64::try_from(q).unwrap_or(u64::MAX)
+}
+
+/// The bytes the GPU's kernel adds to the checkpoint's (MXFP4 expert padding) on the
+/// busiest rank: what [`Scenario::checkpoint`]'s headers do not show.
+#[must_use]
+pub fn layout_padding_per_gpu(s: &Scenario) -> u64 {
+    let pp = s.pipeline_parallel_size.max(1).min(s.model.layers.max(1));
+    let moe_layers = moe_layers_in(&s.model.layer_is_moe, 0, s.model.layers);
+    mxfp4_padding_per_layer(s) * moe_layers.div_ceil(pp)
+}
+
+/// [`for_each_stage_weights`] from the checkpoint's headers ([module docs](self)).
+fn for_each_stage_from_headers(s: &Scenario, c: &ShardBytes, mut each: impl FnMut(u64)) {
+    let m = &s.model;
+    let tp = s.tensor_parallel_size.max(1);
+    let layers = m.layers.max(1);
+    let pp = s.pipeline_parallel_size.max(1).min(layers);
+    let kv_shard = if m.kv_heads >= tp {
+        tp
+    } else {
+        m.kv_heads.max(1)
+    };
+    let per_layer_rank = ceil_div(c.layer_sharded, tp)
+        + ceil_div(c.layer_kv, kv_shard)
+        + c.layer_replicated
+        + ceil_div(c.layer_expert, tp);
+    let pad = mxfp4_padding_per_layer(s);
+    let vocab_padded = m.vocab.div_ceil(64) * 64;
+    let vocab_shard = |bytes: u64| ceil_div(mul_div(bytes, vocab_padded, m.vocab.max(1)), tp);
+    let (base, rem) = (layers / pp, layers % pp);
+    let mut start = 0;
+    for stage in 0..pp {
+        let n = base + u64::from(stage >= pp - rem);
+        let mut bytes = mul_div(per_layer_rank, n, layers);
+        bytes += moe_layers_in(&m.layer_is_moe, start, n) * pad;
+        start += n;
+        if stage == 0 {
+            bytes += vocab_shard(c.embed) + ceil_div(c.unknown, tp);
+        }
+        bytes += m.rope_cache_bytes;
+        if stage == pp - 1 {
+            bytes += c.replicated;
+            if c.lm_head > 0 {
+                bytes += vocab_shard(c.lm_head);
+            } else if pp > 1 {
+                // Tied: the last stage allocates its own LM head.
+                bytes += vocab_shard(c.embed);
+            }
+        }
+        each(bytes);
+    }
+}
+
 /// Calls `each` with the weight bytes of every pipeline stage, first to last, on one of its
 /// TP ranks (allocates nothing: every estimate calls it).
 fn for_each_stage_weights(s: &Scenario, mut each: impl FnMut(u64)) {
+    if let Some(c) = s
+        .checkpoint
+        .as_ref()
+        .filter(|c| c.format == s.format && !c.shards.is_empty())
+    {
+        return for_each_stage_from_headers(s, &c.shards, each);
+    }
     let m = &s.model;
     let tp = s.tensor_parallel_size.max(1);
     let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));

@@ -22,6 +22,7 @@ mod hand_values;
 mod header_paths;
 mod new_archs;
 mod properties;
+mod quant_layouts;
 mod real_safetensors;
 mod regressions;
 mod serving_plans;

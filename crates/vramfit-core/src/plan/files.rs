@@ -1,0 +1,163 @@
+//! What a plan knows of a model beyond its config's shapes ([`ModelFiles`]: the
+//! checkpoint's bytes from its safetensors headers or index, the parts its
+//! `quantization_config` keeps in 16 bits), and where the weights figure came from
+//! ([`Provenance`]: headers, index or config, with the assumptions).
+
+use super::{format_of_report, plan_arch_with, same_shape, Inputs, Plan};
+use crate::catalog::{Catalog, Gpu};
+use crate::dtype::WeightFormat;
+use crate::model::ModelArch;
+use crate::sizing::Scenario;
+use crate::units::real as f;
+use serde::Serialize;
+
+/// Where one figure of the plan came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Provenance {
+    /// The figure (`"weights"`).
+    pub quantity: &'static str,
+    /// `"headers"`, `"index"` or `"config"`.
+    pub source: &'static str,
+    /// The numbers and the assumptions, in words.
+    pub detail: String,
+}
+
+/// What a plan knows of the model beyond its config's shapes: the checkpoint's bytes, and
+/// the parts its `quantization_config` keeps in 16 bits.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelFiles {
+    /// The checkpoint's bytes (headers or index).
+    pub checkpoint: Option<crate::sizing::HeaderWeights>,
+    /// Parts kept in 16 bits ([`crate::sizing::quant_config_ignores`]).
+    pub kept_16bit: crate::sizing::Kept16,
+}
+
+/// The provenance of the weights of `s` (its estimate: `weights`).
+pub(super) fn weights_provenance(s: &Scenario, weights: u64) -> Provenance {
+    use crate::sizing::{layout_padding_per_gpu, HeaderSource};
+    let tp = s.tensor_parallel_size.max(1);
+    let arch = s
+        .gpu_arch
+        .map_or_else(|| "no GPU architecture".to_string(), |a| format!("{a:?}"));
+    let pad = layout_padding_per_gpu(s);
+    let pad_text = if pad > 0 {
+        format!(
+            "; + {pad} B per GPU of MXFP4 expert padding for the {:?} kernel on {arch} over the checkpoint's shapes",
+            crate::sizing::mxfp4_backend(s.gpu_arch)
+        )
+    } else {
+        String::new()
+    };
+    match s.checkpoint.as_ref().filter(|c| c.format == s.format && !c.shards.is_empty()) {
+        Some(c) if c.source == HeaderSource::Headers => {
+            let sh = &c.shards;
+            let unknown = sh.unknown_example.as_ref().map_or_else(String::new, |e| {
+                format!(
+                    "; {} B in tensors no rule knows (e.g. `{e}`) split 1/TP (assumed)",
+                    sh.unknown
+                )
+            });
+            Provenance {
+                quantity: "weights",
+                source: "headers",
+                detail: format!(
+                    "{} B in the safetensors headers (embedding {} B, LM head {} B, layers sharded {} B, K/V {} B, replicated {} B, experts {} B), {weights} B per GPU at TP {tp} split by tensor name{pad_text}{unknown}",
+                    sh.total(),
+                    sh.embed,
+                    sh.lm_head,
+                    sh.layer_sharded,
+                    sh.layer_kv,
+                    sh.layer_replicated,
+                    sh.layer_expert,
+                ),
+            }
+        }
+        Some(c) => Provenance {
+            quantity: "weights",
+            source: "index",
+            detail: format!(
+                "{} B total_size in model.safetensors.index.json, split 1/TP over TP {tp} (assumed: the index does not size each tensor){pad_text}",
+                c.shards.total()
+            ),
+        },
+        None => Provenance {
+            quantity: "weights",
+            source: "config",
+            detail: format!(
+                "counted from config.json's shapes in {} (bytes per parameter: dtype.rs; layout on {arch}: sizing/quant_layout.rs){pad_text}",
+                s.format
+            ),
+        },
+    }
+}
+
+/// The checkpoint's bytes from a report, for the format it is stored in; `None` when the
+/// files' bytes are not what the engine holds: an fp32 checkpoint (loaded in 16 bits),
+/// bitsandbytes (quantized at load), or a report without per-tensor classes.
+#[must_use]
+pub fn header_weights(
+    r: &crate::safetensors::Report,
+    format: WeightFormat,
+) -> Option<crate::sizing::HeaderWeights> {
+    let usable = !r.fp32_checkpoint
+        && r.quantization != crate::safetensors::Quantization::BitsAndBytes
+        && !r.shards.is_empty();
+    usable.then(|| crate::sizing::HeaderWeights {
+        format,
+        shards: r.shards.clone(),
+        source: crate::sizing::HeaderSource::Headers,
+    })
+}
+
+/// Sizes a model the user brought (its `config.json`, and the safetensors headers if
+/// given): the format comes from the headers, their warnings are added, and the catalog
+/// entry with the same architecture (if any) is named for comparison.
+#[must_use]
+pub fn custom_plan(
+    cat: &Catalog,
+    arch: ModelArch,
+    name: &str,
+    report: Option<&crate::safetensors::Report>,
+    gpu: &Gpu,
+    inputs: &Inputs,
+) -> Plan {
+    let native = report.map_or(WeightFormat::Bf16, format_of_report);
+    let twin = cat
+        .models
+        .iter()
+        .find(|m| m.arch().is_ok_and(|a| same_shape(&a, &arch)))
+        .map(|m| m.id.clone());
+    let files = ModelFiles {
+        checkpoint: report.and_then(|r| header_weights(r, native)),
+        kept_16bit: crate::sizing::Kept16::default(),
+    };
+    let mut p = plan_arch_with(
+        arch,
+        format!("custom:{name}"),
+        name.to_string(),
+        (native, None, None),
+        &files,
+        gpu,
+        inputs,
+    );
+    if let Some(r) = report {
+        p.warnings.extend(r.warnings.iter().cloned());
+        let computed = p.parameters;
+        if r.logical_parameter_count > 0 {
+            let diff = (f(r.logical_parameter_count) - f(computed)).abs() / f(computed.max(1));
+            if diff > 0.02 {
+                p.warnings.push(format!(
+                    "the headers hold {} parameters but config.json describes {}: the files may belong to different models",
+                    r.logical_parameter_count, computed
+                ));
+            }
+        }
+    }
+    if let Some(id) = twin {
+        p.warnings.push(format!(
+            "same architecture as the catalog's `{id}`: compare with it"
+        ));
+        p.catalog_twin = Some(id);
+    }
+    p
+}
