@@ -282,7 +282,13 @@ pub fn run(cat: &Catalog, a: &PlanArgs, check: bool, load: Loader) -> Res<Output
             p.verdict
         )));
     }
-    Ok(render(&p, a, check, gpu_notice(cat, &a.gpu), source.as_ref()))
+    Ok(render(
+        &p,
+        a,
+        check,
+        gpu_notice(cat, &a.gpu),
+        source.as_ref(),
+    ))
 }
 
 /// `check --command`: the pasted command planned on `--gpu` for the workload flags; exit 1
