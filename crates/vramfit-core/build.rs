@@ -62,10 +62,12 @@ fn main() {
     println!("cargo:rerun-if-changed=src/catalog");
     println!("cargo:rerun-if-changed=src/model.rs");
     println!("cargo:rerun-if-changed=src/model/aliases.rs");
+    println!("cargo:rerun-if-changed=src/model/read.rs");
     // The keys `model.rs` reads, its alias table (`model/aliases.rs`) included.
     let keys = config_keys(
         &(fs::read_to_string("src/model.rs").expect("read src/model.rs")
-            + &fs::read_to_string("src/model/aliases.rs").expect("read src/model/aliases.rs")),
+            + &fs::read_to_string("src/model/aliases.rs").expect("read src/model/aliases.rs")
+            + &fs::read_to_string("src/model/read.rs").expect("read src/model/read.rs")),
     );
     for dir in ["gpus", "models"] {
         let src = Path::new("src/catalog").join(dir);

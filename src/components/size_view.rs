@@ -210,6 +210,10 @@ pub fn SizeView() -> impl IntoView {
                 <caption>"Per-GPU memory, vLLM accounting"</caption>
                 <tbody>{rows}</tbody>
             </table>
+            {move || ok.with(|p| p.as_ref().filter(|p| !p.provenance.is_empty()).map(|p| {
+                let items = p.provenance.iter().map(|e| view! { <li>{format!("{}: {} ({})", e.quantity, e.source, e.detail)}</li> }).collect_view();
+                view! { <details class="vf-notes" data-testid="provenance"><summary>"Where each number comes from (config, headers, assumption)"</summary><ul>{items}</ul></details> }
+            }))}
             <h2>"Weight formats side by side"</h2>
             <table class="vf-table" data-testid="formats">
                 <thead><tr><th>"Format"</th><th>"Weights (whole model)"</th><th>"GPUs"</th><th>"Longest context"</th><th>"Concurrent requests"</th><th>"Decode tok/s/user"</th><th>"Quality"</th></tr></thead>

@@ -122,6 +122,9 @@ test('dropped shards + index + config.json are sized exactly as the CLI sizes th
   await page.waitForFunction((v) => document.querySelector('[data-testid="weights-per-gpu"]')?.textContent.trim() === v, gib(e.per_gpu.weights_bytes));
   assert.equal(await text(page, 'kv-pool-per-gpu'), gib(e.per_gpu.kv_pool_bytes));
   assert.match(await text(page, 'file-report'), /339 tensors/);
+  // The weights come from the headers, and the page says so (issue 16).
+  assert.match(await text(page, 'provenance'), /weights: headers/);
+  assert.equal(e.weights_source.source, 'headers');
   assert.match(await text(page, 'file-progress'), /2 shard/);
   // "Compare with the catalog's version" switches to the catalog entry.
   await page.getByTestId('compare-catalog').click();

@@ -771,17 +771,7 @@ pub fn plan_arch_with(
         warnings,
         catalog_twin: None,
         assumptions: arch.assumptions.clone(),
-        provenance: {
-            // The model's numbers (config, default, assumption), then the weights' (headers,
-            // index or config shapes): one list for the UI and `--json`.
-            let mut v = arch.provenance.clone();
-            v.push(crate::model::Provenance {
-                quantity: weights_source.quantity.to_string(),
-                source: weights_source.source.to_string(),
-                detail: weights_source.detail.clone(),
-            });
-            v
-        },
+        provenance: files::provenance(&arch.provenance, &weights_source),
         weights_source,
     }
 }

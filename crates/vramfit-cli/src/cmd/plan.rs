@@ -9,10 +9,9 @@ use crate::out::{usage, Output, Res};
 use std::path::Path;
 use vramfit_core::catalog::Catalog;
 use vramfit_core::command::{self, Severity};
-use vramfit_core::dtype::WeightFormat;
 use vramfit_core::hub;
 use vramfit_core::model::ModelArch;
-use vramfit_core::plan::{self, plan_arch, Inputs, Plan};
+use vramfit_core::plan::{self, Inputs, Plan};
 use vramfit_core::safetensors::Report;
 use vramfit_core::units::{fmt_bytes, fmt_count, fmt_num, fmt_params, fmt_usd, Units};
 
@@ -99,12 +98,11 @@ pub fn resolve(
     if path.exists() {
         let gpu = plan::resolve_gpu(cat, &a.gpu).map_err(usage)?;
         let (arch, name, report) = load.local(path)?;
-        // vLLM's `--dtype auto` loads fp32 checkpoints at 16 bits.
-        let native = WeightFormat::Bf16;
-        let mut p = plan_arch(arch, name.clone(), name, native, None, None, gpu, &inputs);
-        if let Some(r) = report {
-            p.warnings.extend(r.warnings.iter().cloned());
-        }
+        // As the page sizes dropped files: the format and the weights from the headers
+        // when the folder has them (`custom_plan`), the config's shapes otherwise.
+        let mut p = plan::custom_plan(cat, arch, &name, report.as_ref(), gpu, &inputs);
+        // `model` in the JSON stays the path's name, as before (a contract).
+        p.model_id = name;
         return Ok((p, inputs, None));
     }
     if plan::resolve_model(cat, &a.model).is_err() && hub::is_repo_id(&a.model) {
@@ -369,7 +367,9 @@ mod tests {
     use super::*;
     use crate::out::Failure;
     use crate::testing::{assert_close, cat, inputs, no_files, plan_args, scratch};
+    use vramfit_core::dtype::WeightFormat;
     use vramfit_core::model::ModelArch;
+    use vramfit_core::plan::plan_arch;
     use vramfit_core::sizing::Fit;
 
     fn core_plan(i: &Inputs) -> Plan {

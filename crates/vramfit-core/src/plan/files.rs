@@ -161,3 +161,18 @@ pub fn custom_plan(
     }
     p
 }
+
+/// The model's numbers (config, class default, assumption), then the weights' (headers,
+/// index or config shapes): the one list the UI and `--json` show.
+pub(super) fn provenance(
+    model: &[crate::model::Provenance],
+    weights: &Provenance,
+) -> Vec<crate::model::Provenance> {
+    let mut v = model.to_vec();
+    v.push(crate::model::Provenance {
+        quantity: weights.quantity.to_string(),
+        source: weights.source.to_string(),
+        detail: weights.detail.clone(),
+    });
+    v
+}

@@ -344,7 +344,8 @@ include!("../../src/catalog/wasm_slim.rs");
 fn the_web_catalog_sizes_like_the_full_one() {
     let keys = config_keys(concat!(
         include_str!("../../src/model.rs"),
-        include_str!("../../src/model/aliases.rs")
+        include_str!("../../src/model/aliases.rs"),
+        include_str!("../../src/model/read.rs")
     ));
     let mut slimmed = 0;
     for m in &cat().models {

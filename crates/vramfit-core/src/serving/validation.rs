@@ -1,0 +1,88 @@
+//! The serving model's held-out validation (docs/ACCURACY.md): the constants the app's speed
+//! bands come from, checked against the report by `vramfit accuracy --check`.
+
+use serde::Serialize;
+
+/// Held-out error of the serving model for one engine: leave-one-GPU-out predictions of
+/// output tokens/s against the calibration set's measurements (docs/ACCURACY.md). The app's
+/// speed bands come from here; an engine without a row is "not validated", without a band.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Validation {
+    /// Engine id prefix (`trtllm`, `vllm`).
+    pub engine: &'static str,
+    /// Measurements compared.
+    pub rows: usize,
+    /// GPUs they cover.
+    pub gpus: usize,
+    /// Median |error|.
+    pub median_abs: f64,
+    /// 10th percentile of the signed error `(predicted − measured) / measured`.
+    pub p10: f64,
+    /// 90th percentile of the signed error.
+    pub p90: f64,
+}
+
+impl Validation {
+    /// The range the measured value falls in for 80 % of held-out rows, given a prediction:
+    /// `measured = predicted / (1 + error)`.
+    #[must_use]
+    pub fn band(&self, predicted: f64) -> (f64, f64) {
+        let lo = predicted / (1.0 + self.p90).max(0.05);
+        let hi = predicted / (1.0 + self.p10).max(0.05);
+        (lo.min(hi), lo.max(hi))
+    }
+}
+
+/// Held-out validation per engine, as `vramfit accuracy` computes it (checked by
+/// `vramfit accuracy --check` in the test suite).
+pub const VALIDATION: [Validation; 2] = [
+    Validation {
+        engine: "trtllm",
+        rows: 1545,
+        gpus: 5,
+        median_abs: 0.104,
+        p10: -0.216,
+        p90: 0.19,
+    },
+    Validation {
+        engine: "vllm",
+        rows: 117,
+        gpus: 2,
+        median_abs: 0.119,
+        p10: -0.147,
+        p90: 0.487,
+    },
+];
+
+/// Held-out error of the whole calibration set (docs/ACCURACY.md's headline; checked by
+/// `vramfit accuracy --check`): leave-one-GPU-out output tokens/s and speed-up ratios.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct HeldOut {
+    /// Rows.
+    pub rows: usize,
+    /// Median |error| of tokens/s.
+    pub median: f64,
+    /// 90th percentile |error| of tokens/s.
+    pub p90: f64,
+    /// Speed-up ratios compared.
+    pub speedup_rows: usize,
+    /// Median |error| of speed-up ratios.
+    pub speedup_median: f64,
+}
+
+/// See [`HeldOut`].
+pub const HELD_OUT: HeldOut = HeldOut {
+    rows: 1662,
+    median: 0.106,
+    p90: 0.302,
+    speedup_rows: 570,
+    speedup_median: 0.072,
+};
+
+/// The validation of an engine's speed, `None` when no measurement covers it.
+#[must_use]
+pub fn validation(engine: crate::engine::Engine) -> Option<&'static Validation> {
+    VALIDATION
+        .iter()
+        .find(|v| v.engine == engine.family() && v.rows > 0)
+}
