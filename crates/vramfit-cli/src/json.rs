@@ -258,6 +258,9 @@ pub struct FitJson {
     pub detail: String,
     /// What bounds the answer (`vramfit_core::plan::limit_of`; `--find gpus` and the others).
     pub limited_by: &'static str,
+    /// How an ambiguous `--gpu` was read (absent when the name is exact).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_notice: Option<String>,
 }
 
 /// `scale --json`.
@@ -272,6 +275,9 @@ pub struct ScaleJson<'a> {
     /// The concurrency or the rate of `load` (`null` at max load).
     pub load_value: Option<f64>,
     pub points: Vec<PointJson>,
+    /// How an ambiguous `--gpu` was read (absent when the name is exact).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_notice: Option<String>,
 }
 
 /// One layout of `scale` (the text table prints these too).

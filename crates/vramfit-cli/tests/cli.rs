@@ -449,7 +449,35 @@ fn an_ambiguous_gpu_is_read_as_its_most_common_variant_with_a_notice() {
     assert!(j["gpu_notice"]
         .as_str()
         .is_some_and(|n| n.contains("also: h100-pcie, h100-nvl")));
-    // The commands whose JSON has no such field say it on stderr.
+    // `scale` and `fit` say it on stderr in every mode, and in `gpu_notice` in their JSON.
+    for args in [
+        &[
+            "scale",
+            "llama-3.1-8b",
+            "--gpu",
+            "H100",
+            "--concurrency",
+            "4",
+            "--json",
+        ][..],
+        &[
+            "fit",
+            "llama-3.1-8b",
+            "--gpu",
+            "H100",
+            "--find",
+            "context",
+            "--json",
+        ],
+    ] {
+        let j = json(args);
+        assert!(
+            j["gpu_notice"]
+                .as_str()
+                .is_some_and(|n| n.contains("also: h100-pcie, h100-nvl")),
+            "{args:?}: {j}"
+        );
+    }
     for args in [
         &[
             "scale",

@@ -91,6 +91,7 @@ pub fn render(
             pipeline_parallel_size: pp,
             detail,
             limited_by,
+            gpu_notice: crate::cmd::plan::gpu_notice(cat, &a.plan.gpu),
         };
         match source {
             None => pretty_line(&v),

@@ -79,6 +79,7 @@ fn points(cat: &Catalog, a: &ScaleArgs, loader: Loader) -> Res<Output> {
                 Load::Rate(r) => Some(r),
             },
             points,
+            gpu_notice: crate::cmd::plan::gpu_notice(cat, &a.plan.gpu),
         };
         return Ok(Output::ok(match &source {
             None => pretty_line(&v),

@@ -95,16 +95,14 @@ pub enum Concept {
     MambaExpand,
 }
 
-/// One row of the table: a concept, its spellings in the order they are tried, and where
-/// those spellings come from.
+/// One row of the table: a concept and its spellings in the order they are tried (where
+/// they come from: [`SOURCES`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Alias {
     /// The concept.
     pub concept: Concept,
     /// Keys tried in order; the first present one wins.
     pub keys: &'static [&'static str],
-    /// Where each spelling is defined.
-    pub source: &'static str,
 }
 
 /// The table.
@@ -112,20 +110,14 @@ pub static ALIASES: &[Alias] = &[
     Alias {
         concept: Concept::Hidden,
         keys: &["hidden_size", "n_embd", "d_model", "dim"],
-        source: "transformers LlamaConfig `hidden_size`; GPT2Config `n_embd`; \
-                 T5/OPT-style `d_model`; DeepSeek-V3 inference ModelArgs `dim`",
     },
     Alias {
         concept: Concept::Layers,
         keys: &["num_hidden_layers", "n_layer", "num_layers", "n_layers"],
-        source: "transformers LlamaConfig `num_hidden_layers`; GPT2Config `n_layer`; \
-                 ChatGLMConfig `num_layers`; DeepSeek-V3 ModelArgs `n_layers`",
     },
     Alias {
         concept: Concept::Heads,
         keys: &["num_attention_heads", "n_head", "n_heads"],
-        source: "transformers LlamaConfig `num_attention_heads`; GPT2Config `n_head`; \
-                 DeepSeek-V3 ModelArgs `n_heads`",
     },
     Alias {
         concept: Concept::KvHeads,
@@ -136,34 +128,22 @@ pub static ALIASES: &[Alias] = &[
             "n_head_kv",
             "num_query_groups",
         ],
-        source: "transformers LlamaConfig `num_key_value_heads`; FalconConfig \
-                 `num_kv_heads`; ChatGLMConfig `multi_query_group_num`; RW-Falcon `n_head_kv`; \
-                 Megatron `num_query_groups`",
     },
     Alias {
         concept: Concept::HeadDim,
         keys: &["head_dim", "kv_channels", "attention_head_dim"],
-        source: "transformers LlamaConfig/Gemma3TextConfig `head_dim`; ChatGLMConfig \
-                 `kv_channels`",
     },
     Alias {
         concept: Concept::GlobalKvHeads,
         keys: &["num_global_key_value_heads", "global_num_key_value_heads"],
-        source: "transformers configuration_gemma4.py `num_global_key_value_heads` (used on \
-                 full-attention layers when `attention_k_eq_v`; vLLM gemma4.py \
-                 Gemma4DecoderLayer)",
     },
     Alias {
         concept: Concept::GlobalHeadDim,
         keys: &["global_head_dim"],
-        source: "transformers configuration_gemma4.py `global_head_dim` (default 512, \
-                 full-attention layers; vLLM gemma4.py Gemma4DecoderLayer)",
     },
     Alias {
         concept: Concept::Intermediate,
         keys: &["intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim"],
-        source: "transformers LlamaConfig `intermediate_size`; ChatGLMConfig \
-                 `ffn_hidden_size`; GPT2Config `n_inner`; OPTConfig `ffn_dim`",
     },
     Alias {
         concept: Concept::Experts,
@@ -174,9 +154,6 @@ pub static ALIASES: &[Alias] = &[
             "moe_num_experts",
             "n_experts",
         ],
-        source: "transformers MixtralConfig/GptOssConfig `num_local_experts`; \
-                 DeepseekV3Config `n_routed_experts`; Qwen3MoeConfig/Gemma4TextConfig \
-                 `num_experts`; Ernie4_5_MoeConfig `moe_num_experts`",
     },
     Alias {
         concept: Concept::ExpertsPerToken,
@@ -190,11 +167,6 @@ pub static ALIASES: &[Alias] = &[
             "n_activated_experts",
             "top_k",
         ],
-        source: "transformers MixtralConfig/Qwen3MoeConfig/DeepseekV3Config \
-                 `num_experts_per_tok`; gpt-oss original config `experts_per_token`; \
-                 Gemma4TextConfig `top_k_experts` (vLLM gemma4.py `top_k=config.top_k_experts`); \
-                 HunYuanMoEV1Config `moe_topk`; DbrxFFNConfig `moe_top_k`; DeepSeek-V3 \
-                 inference ModelArgs `n_activated_experts`; generic `top_k`",
     },
     Alias {
         concept: Concept::ExpertIntermediate,
@@ -204,9 +176,6 @@ pub static ALIASES: &[Alias] = &[
             "moe_ffn_hidden_size",
             "moe_inter_dim",
         ],
-        source: "transformers Qwen3MoeConfig/DeepseekV3Config/Gemma4TextConfig \
-                 `moe_intermediate_size`; vLLM gemma4.py fallback `expert_intermediate_size`; \
-                 Megatron `moe_ffn_hidden_size`; DeepSeek-V3 ModelArgs `moe_inter_dim`",
     },
     Alias {
         concept: Concept::SharedExperts,
@@ -215,13 +184,10 @@ pub static ALIASES: &[Alias] = &[
             "num_shared_experts",
             "moe_num_shared_experts",
         ],
-        source: "transformers DeepseekV3Config `n_shared_experts`; Ernie4_5_MoeConfig \
-                 `moe_num_shared_experts`; generic `num_shared_experts`",
     },
     Alias {
         concept: Concept::SharedExpertIntermediate,
         keys: &["shared_expert_intermediate_size"],
-        source: "transformers Qwen2MoeConfig `shared_expert_intermediate_size`",
     },
     Alias {
         concept: Concept::DenseFirstLayers,
@@ -230,8 +196,6 @@ pub static ALIASES: &[Alias] = &[
             "first_k_dense",
             "moe_layer_start_index",
         ],
-        source: "transformers DeepseekV3Config/Glm4MoeConfig `first_k_dense_replace`; \
-                 Ernie4_5_MoeConfig `moe_layer_start_index`",
     },
     Alias {
         concept: Concept::MoeLayerStep,
@@ -241,102 +205,74 @@ pub static ALIASES: &[Alias] = &[
             "moe_layer_freq",
             "expert_layer_period",
         ],
-        source: "transformers Llama4TextConfig `interleave_moe_layer_step`; Qwen2MoeConfig \
-                 `decoder_sparse_step`; DeepseekV2Config `moe_layer_freq`; JambaConfig \
-                 `expert_layer_period`",
     },
     Alias {
         concept: Concept::SlidingWindow,
         keys: &["sliding_window", "attention_window_size"],
-        source: "transformers MistralConfig/Gemma3TextConfig/Gemma4TextConfig \
-                 `sliding_window`; RecurrentGemmaConfig `attention_window_size`",
     },
     Alias {
         concept: Concept::LayerTypes,
         keys: &["layer_types", "layers_block_type", "block_types"],
-        source: "transformers Gemma3TextConfig/GptOssConfig/Gemma4TextConfig/Qwen3NextConfig \
-                 `layer_types` (`sliding_attention`, `full_attention`, `linear_attention`); \
-                 Granite-4/Bamba-style `layers_block_type` (`mamba`, `attention`); \
-                 RecurrentGemma `block_types` (`recurrent`, `attention`)",
     },
     Alias {
         concept: Concept::HybridPattern,
         keys: &["hybrid_override_pattern"],
-        source: "transformers NemotronHConfig `hybrid_override_pattern` (`M` Mamba2, `*` \
-                 attention, `-` MLP, `E` MoE)",
     },
     Alias {
         concept: Concept::AttentionPeriod,
         keys: &["attn_layer_period"],
-        source: "transformers JambaConfig `attn_layer_period`",
     },
     Alias {
         concept: Concept::AttentionOffset,
         keys: &["attn_layer_offset"],
-        source: "transformers JambaConfig `attn_layer_offset`",
     },
     Alias {
         concept: Concept::FullAttentionInterval,
         keys: &["full_attention_interval"],
-        source: "transformers Qwen3NextConfig `full_attention_interval` (layer i is full \
-                 attention when (i + 1) % interval == 0)",
     },
     Alias {
         concept: Concept::KvSharedLayers,
         keys: &["num_kv_shared_layers"],
-        source: "transformers Gemma3nTextConfig/Gemma4TextConfig `num_kv_shared_layers`; vLLM \
-                 gemma4.py `kv_sharing_target_layer_name` (shared layers allocate no KV)",
     },
     Alias {
         concept: Concept::KEqV,
         keys: &["attention_k_eq_v"],
-        source: "transformers Gemma4TextConfig `attention_k_eq_v`; vLLM gemma4.py loads K into \
-                 both the K and V slots of qkv_proj and caches K and V as usual",
     },
     Alias {
         concept: Concept::KvLoraRank,
         keys: &["kv_lora_rank"],
-        source: "transformers DeepseekV3Config `kv_lora_rank`",
     },
     Alias {
         concept: Concept::QLoraRank,
         keys: &["q_lora_rank"],
-        source: "transformers DeepseekV3Config `q_lora_rank`",
     },
     Alias {
         concept: Concept::QkRopeHeadDim,
         keys: &["qk_rope_head_dim"],
-        source: "transformers DeepseekV3Config `qk_rope_head_dim`",
     },
     Alias {
         concept: Concept::QkNopeHeadDim,
         keys: &["qk_nope_head_dim"],
-        source: "transformers DeepseekV3Config `qk_nope_head_dim`",
     },
     Alias {
         concept: Concept::VHeadDim,
         keys: &["v_head_dim"],
-        source: "transformers DeepseekV3Config `v_head_dim`",
     },
     Alias {
         concept: Concept::LinearKeyHeads,
         keys: &["linear_num_key_heads"],
-        source: "transformers Qwen3NextConfig `linear_num_key_heads`",
     },
     Alias {
         concept: Concept::LinearValueHeads,
         keys: &["linear_num_value_heads"],
-        source: "transformers Qwen3NextConfig `linear_num_value_heads`",
     },
     Alias {
         concept: Concept::LinearKeyHeadDim,
         keys: &["linear_key_head_dim"],
-        source: "transformers Qwen3NextConfig `linear_key_head_dim`",
     },
     Alias {
         concept: Concept::LinearValueHeadDim,
         keys: &["linear_value_head_dim"],
-        source: "transformers Qwen3NextConfig `linear_value_head_dim`",
     },
     Alias {
         concept: Concept::ConvKernel,
@@ -346,36 +282,217 @@ pub static ALIASES: &[Alias] = &[
             "mamba_d_conv",
             "mamba_conv_kernel",
         ],
-        source: "transformers Qwen3NextConfig `linear_conv_kernel_dim`; NemotronHConfig \
-                 `conv_kernel`; JambaConfig/BambaConfig `mamba_d_conv`",
     },
     Alias {
         concept: Concept::MambaHeads,
         keys: &["mamba_num_heads", "mamba_n_heads"],
-        source: "transformers NemotronHConfig `mamba_num_heads`; BambaConfig `mamba_n_heads`",
     },
     Alias {
         concept: Concept::MambaHeadDim,
         keys: &["mamba_head_dim", "mamba_d_head"],
-        source: "transformers NemotronHConfig `mamba_head_dim`; BambaConfig `mamba_d_head`",
     },
     Alias {
         concept: Concept::SsmStateSize,
         keys: &["ssm_state_size", "mamba_d_state", "state_size"],
-        source: "transformers NemotronHConfig/Mamba2Config `ssm_state_size`; \
-                 JambaConfig/BambaConfig `mamba_d_state`; Mamba2Config `state_size`",
     },
     Alias {
         concept: Concept::MambaGroups,
         keys: &["n_groups", "mamba_n_groups"],
-        source: "transformers NemotronHConfig/Mamba2Config `n_groups`; BambaConfig \
-                 `mamba_n_groups`",
     },
     Alias {
         concept: Concept::MambaExpand,
         keys: &["mamba_expand", "expand"],
-        source: "transformers JambaConfig `mamba_expand`; Mamba2Config `expand`",
     },
+];
+
+/// Where each concept's spellings are defined, one entry per row of [`ALIASES`] (a table of
+/// its own: the reader never needs it, so the web bundle does not carry the texts).
+pub static SOURCES: &[(Concept, &str)] = &[
+    (
+        Concept::Hidden,
+        "transformers LlamaConfig `hidden_size`; GPT2Config `n_embd`; \
+                 T5/OPT-style `d_model`; DeepSeek-V3 inference ModelArgs `dim`",
+    ),
+    (
+        Concept::Layers,
+        "transformers LlamaConfig `num_hidden_layers`; GPT2Config `n_layer`; \
+                 ChatGLMConfig `num_layers`; DeepSeek-V3 ModelArgs `n_layers`",
+    ),
+    (
+        Concept::Heads,
+        "transformers LlamaConfig `num_attention_heads`; GPT2Config `n_head`; \
+                 DeepSeek-V3 ModelArgs `n_heads`",
+    ),
+    (
+        Concept::KvHeads,
+        "transformers LlamaConfig `num_key_value_heads`; FalconConfig \
+                 `num_kv_heads`; ChatGLMConfig `multi_query_group_num`; RW-Falcon `n_head_kv`; \
+                 Megatron `num_query_groups`",
+    ),
+    (
+        Concept::HeadDim,
+        "transformers LlamaConfig/Gemma3TextConfig `head_dim`; ChatGLMConfig \
+                 `kv_channels`",
+    ),
+    (
+        Concept::GlobalKvHeads,
+        "transformers configuration_gemma4.py `num_global_key_value_heads` (used on \
+                 full-attention layers when `attention_k_eq_v`; vLLM gemma4.py \
+                 Gemma4DecoderLayer)",
+    ),
+    (
+        Concept::GlobalHeadDim,
+        "transformers configuration_gemma4.py `global_head_dim` (default 512, \
+                 full-attention layers; vLLM gemma4.py Gemma4DecoderLayer)",
+    ),
+    (
+        Concept::Intermediate,
+        "transformers LlamaConfig `intermediate_size`; ChatGLMConfig \
+                 `ffn_hidden_size`; GPT2Config `n_inner`; OPTConfig `ffn_dim`",
+    ),
+    (
+        Concept::Experts,
+        "transformers MixtralConfig/GptOssConfig `num_local_experts`; \
+                 DeepseekV3Config `n_routed_experts`; Qwen3MoeConfig/Gemma4TextConfig \
+                 `num_experts`; Ernie4_5_MoeConfig `moe_num_experts`",
+    ),
+    (
+        Concept::ExpertsPerToken,
+        "transformers MixtralConfig/Qwen3MoeConfig/DeepseekV3Config \
+                 `num_experts_per_tok`; gpt-oss original config `experts_per_token`; \
+                 Gemma4TextConfig `top_k_experts` (vLLM gemma4.py `top_k=config.top_k_experts`); \
+                 HunYuanMoEV1Config `moe_topk`; DbrxFFNConfig `moe_top_k`; DeepSeek-V3 \
+                 inference ModelArgs `n_activated_experts`; generic `top_k`",
+    ),
+    (
+        Concept::ExpertIntermediate,
+        "transformers Qwen3MoeConfig/DeepseekV3Config/Gemma4TextConfig \
+                 `moe_intermediate_size`; vLLM gemma4.py fallback `expert_intermediate_size`; \
+                 Megatron `moe_ffn_hidden_size`; DeepSeek-V3 ModelArgs `moe_inter_dim`",
+    ),
+    (
+        Concept::SharedExperts,
+        "transformers DeepseekV3Config `n_shared_experts`; Ernie4_5_MoeConfig \
+                 `moe_num_shared_experts`; generic `num_shared_experts`",
+    ),
+    (
+        Concept::SharedExpertIntermediate,
+        "transformers Qwen2MoeConfig `shared_expert_intermediate_size`",
+    ),
+    (
+        Concept::DenseFirstLayers,
+        "transformers DeepseekV3Config/Glm4MoeConfig `first_k_dense_replace`; \
+                 Ernie4_5_MoeConfig `moe_layer_start_index`",
+    ),
+    (
+        Concept::MoeLayerStep,
+        "transformers Llama4TextConfig `interleave_moe_layer_step`; Qwen2MoeConfig \
+                 `decoder_sparse_step`; DeepseekV2Config `moe_layer_freq`; JambaConfig \
+                 `expert_layer_period`",
+    ),
+    (
+        Concept::SlidingWindow,
+        "transformers MistralConfig/Gemma3TextConfig/Gemma4TextConfig \
+                 `sliding_window`; RecurrentGemmaConfig `attention_window_size`",
+    ),
+    (
+        Concept::LayerTypes,
+        "transformers Gemma3TextConfig/GptOssConfig/Gemma4TextConfig/Qwen3NextConfig \
+                 `layer_types` (`sliding_attention`, `full_attention`, `linear_attention`); \
+                 Granite-4/Bamba-style `layers_block_type` (`mamba`, `attention`); \
+                 RecurrentGemma `block_types` (`recurrent`, `attention`)",
+    ),
+    (
+        Concept::HybridPattern,
+        "transformers NemotronHConfig `hybrid_override_pattern` (`M` Mamba2, `*` \
+                 attention, `-` MLP, `E` MoE)",
+    ),
+    (
+        Concept::AttentionPeriod,
+        "transformers JambaConfig `attn_layer_period`",
+    ),
+    (
+        Concept::AttentionOffset,
+        "transformers JambaConfig `attn_layer_offset`",
+    ),
+    (
+        Concept::FullAttentionInterval,
+        "transformers Qwen3NextConfig `full_attention_interval` (layer i is full \
+                 attention when (i + 1) % interval == 0)",
+    ),
+    (
+        Concept::KvSharedLayers,
+        "transformers Gemma3nTextConfig/Gemma4TextConfig `num_kv_shared_layers`; vLLM \
+                 gemma4.py `kv_sharing_target_layer_name` (shared layers allocate no KV)",
+    ),
+    (
+        Concept::KEqV,
+        "transformers Gemma4TextConfig `attention_k_eq_v`; vLLM gemma4.py loads K into \
+                 both the K and V slots of qkv_proj and caches K and V as usual",
+    ),
+    (
+        Concept::KvLoraRank,
+        "transformers DeepseekV3Config `kv_lora_rank`",
+    ),
+    (
+        Concept::QLoraRank,
+        "transformers DeepseekV3Config `q_lora_rank`",
+    ),
+    (
+        Concept::QkRopeHeadDim,
+        "transformers DeepseekV3Config `qk_rope_head_dim`",
+    ),
+    (
+        Concept::QkNopeHeadDim,
+        "transformers DeepseekV3Config `qk_nope_head_dim`",
+    ),
+    (
+        Concept::VHeadDim,
+        "transformers DeepseekV3Config `v_head_dim`",
+    ),
+    (
+        Concept::LinearKeyHeads,
+        "transformers Qwen3NextConfig `linear_num_key_heads`",
+    ),
+    (
+        Concept::LinearValueHeads,
+        "transformers Qwen3NextConfig `linear_num_value_heads`",
+    ),
+    (
+        Concept::LinearKeyHeadDim,
+        "transformers Qwen3NextConfig `linear_key_head_dim`",
+    ),
+    (
+        Concept::LinearValueHeadDim,
+        "transformers Qwen3NextConfig `linear_value_head_dim`",
+    ),
+    (
+        Concept::ConvKernel,
+        "transformers Qwen3NextConfig `linear_conv_kernel_dim`; NemotronHConfig \
+                 `conv_kernel`; JambaConfig/BambaConfig `mamba_d_conv`",
+    ),
+    (
+        Concept::MambaHeads,
+        "transformers NemotronHConfig `mamba_num_heads`; BambaConfig `mamba_n_heads`",
+    ),
+    (
+        Concept::MambaHeadDim,
+        "transformers NemotronHConfig `mamba_head_dim`; BambaConfig `mamba_d_head`",
+    ),
+    (
+        Concept::SsmStateSize,
+        "transformers NemotronHConfig/Mamba2Config `ssm_state_size`; \
+                 JambaConfig/BambaConfig `mamba_d_state`; Mamba2Config `state_size`",
+    ),
+    (
+        Concept::MambaGroups,
+        "transformers NemotronHConfig/Mamba2Config `n_groups`; BambaConfig \
+                 `mamba_n_groups`",
+    ),
+    (
+        Concept::MambaExpand,
+        "transformers JambaConfig `mamba_expand`; Mamba2Config `expand`",
+    ),
 ];
 
 /// The table row of `concept`.
@@ -458,9 +575,16 @@ mod tests {
             let rows: Vec<_> = ALIASES.iter().filter(|a| a.concept == *c).collect();
             assert_eq!(rows.len(), 1, "{c:?} must have exactly one row");
             assert!(!rows[0].keys.is_empty(), "{c:?} has no spelling");
-            assert!(rows[0].source.len() > 10, "{c:?} names no source");
+            let sources: Vec<_> = SOURCES.iter().filter(|(k, _)| k == c).collect();
+            assert_eq!(sources.len(), 1, "{c:?} must have exactly one source entry");
+            assert!(sources[0].1.len() > 10, "{c:?} names no source");
         }
         assert_eq!(ALIASES.len(), ALL.len(), "a row for a concept not in ALL");
+        assert_eq!(
+            SOURCES.len(),
+            ALL.len(),
+            "a source for a concept not in ALL"
+        );
     }
 
     #[test]
