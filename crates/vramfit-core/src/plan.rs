@@ -44,7 +44,7 @@ mod fix;
 mod parts;
 mod scaling;
 use files::weights_provenance;
-pub use files::{custom_plan, header_weights, ModelFiles, Provenance};
+pub use files::{catalog_files, custom_plan, header_weights, ModelFiles, Provenance};
 pub use fix::{repair, settle, Fix, Needed, Repair, Settled, MAX_FIXES};
 pub use parts::{checkpoint, placeholder_repo, Checkpoint, Launch, Running};
 pub use scaling::{
@@ -590,10 +590,7 @@ pub fn plan(cat: &Catalog, inputs: &Inputs) -> Result<Plan, PlanError> {
     let arch = model
         .arch()
         .map_err(|e| PlanError::BadModel(e.to_string()))?;
-    let files = ModelFiles {
-        checkpoint: None,
-        kept_16bit: crate::sizing::quant_config_ignores(&model.config),
-    };
+    let files = catalog_files(model);
     let mut p = plan_arch_with(
         arch,
         model.id.clone(),
@@ -635,8 +632,8 @@ pub fn plan_arch(
 }
 
 /// [`plan_arch`] with what the model's files say beyond its shapes ([`ModelFiles`]): the
-/// plan's own scenario takes its weights from the checkpoint when the format is the
-/// checkpoint's. (The fixes and the format rows are sized from the config.)
+/// plan's scenarios (its own, its fixes', its format rows') take their weights from the
+/// checkpoint when the format is the checkpoint's ([`ModelFiles::apply`]).
 #[must_use]
 pub fn plan_arch_with(
     arch: ModelArch,
@@ -650,11 +647,7 @@ pub fn plan_arch_with(
     let format = inputs.format.or(implied).unwrap_or(native);
     let group = implied_group.unwrap_or(128);
     let mut base = scenario(arch.clone(), inputs, format, group);
-    // The ignore list is the checkpoint's: another format is another checkpoint.
-    if format == native {
-        base.kept_16bit = files.kept_16bit;
-    }
-    base.checkpoint = files.checkpoint.clone().filter(|c| c.format == format);
+    files.apply(&mut base, native);
     let problem = match (inputs.tensor_parallel_size, inputs.pipeline_parallel_size) {
         (None, None) => None,
         (tp, pp) => {
@@ -677,7 +670,15 @@ pub fn plan_arch_with(
             needed: Some(settled.needed()),
         }
     } else {
-        repair(&arch, gpu, inputs, (format, group), &settled, true)
+        repair(
+            &arch,
+            gpu,
+            inputs,
+            (format, group),
+            &settled,
+            true,
+            (files, native),
+        )
     };
     let verdict = parts::verdict_text(&settled, inputs, &rep, gpu.gpus_per_node());
     let run = starts.then(|| parts::running(&settled, gpu, inputs.flags.engine));
@@ -686,11 +687,9 @@ pub fn plan_arch_with(
     } else {
         rep.fixes.first().map(|f| {
             let i = f.apply(inputs);
-            let st = settle(
-                &scenario(arch.clone(), &i, f.format.unwrap_or(format), group),
-                gpu,
-                &i,
-            );
+            let mut sc = scenario(arch.clone(), &i, f.format.unwrap_or(format), group);
+            files.apply(&mut sc, native);
+            let st = settle(&sc, gpu, &i);
             parts::launch_of(&st, Some(*f), &model_name, native)
         })
     };
@@ -707,7 +706,7 @@ pub fn plan_arch_with(
     }
     let formats = fmts
         .into_iter()
-        .map(|fm| format_row(&arch, gpu, inputs, fm, group))
+        .map(|fm| format_row(&arch, gpu, inputs, (fm, group), (files, native)))
         .collect();
     let mut warnings = est.warnings.to_strings();
     // What the config did not say and the reader assumed, said where the answer is read.
@@ -788,6 +787,7 @@ pub fn all_formats(cat: &Catalog, inputs: &Inputs) -> Result<Vec<FormatRow>, Pla
         .arch()
         .map_err(|e| PlanError::BadModel(e.to_string()))?;
     let group = group.unwrap_or(128);
+    let (files, native) = (catalog_files(model), model.native_format());
     let formats = [
         WeightFormat::Fp16,
         WeightFormat::Bf16,
@@ -800,7 +800,7 @@ pub fn all_formats(cat: &Catalog, inputs: &Inputs) -> Result<Vec<FormatRow>, Pla
     ];
     Ok(formats
         .into_iter()
-        .map(|f| format_row(&arch, gpu, inputs, f, group))
+        .map(|f| format_row(&arch, gpu, inputs, (f, group), (&files, native)))
         .collect())
 }
 
@@ -808,23 +808,26 @@ fn format_row(
     arch: &ModelArch,
     gpu: &Gpu,
     inputs: &Inputs,
-    format: WeightFormat,
-    group: u64,
+    (format, group): (WeightFormat, u64),
+    files: (&ModelFiles, WeightFormat),
 ) -> FormatRow {
-    let base = scenario(arch.clone(), inputs, format, group);
+    let mut base = scenario(arch.clone(), inputs, format, group);
+    files.0.apply(&mut base, files.1);
     let st = settle(&base, gpu, inputs);
     let fits = st.starts();
     let (fix, outcome) = if fits {
         (None, "fits".to_string())
     } else {
-        let r = repair(arch, gpu, inputs, (format, group), &st, false);
+        let r = repair(arch, gpu, inputs, (format, group), &st, false, files);
         let fix = r.fixes.first().copied();
         (fix, parts::outcome(fix, &st))
     };
     let gpus = st.scenario.tensor_parallel_size * st.scenario.pipeline_parallel_size;
+    // The whole model as this GPU's kernels hold it (MXFP4 padding included).
     let mut whole = base.clone();
     whole.tensor_parallel_size = 1;
     whole.pipeline_parallel_size = 1;
+    whole.gpu_arch = st.scenario.gpu_arch;
     FormatRow {
         format,
         model_weights_bytes: crate::sizing::weights_per_gpu(&whole),

@@ -32,6 +32,29 @@ pub struct ModelFiles {
     pub kept_16bit: crate::sizing::Kept16,
 }
 
+impl ModelFiles {
+    /// Gives `s` what the files say about its format: the checkpoint's bytes when `s` is in
+    /// the checkpoint's format, the 16-bit modules when in the `native` one (another format
+    /// is another checkpoint). Every scenario of a plan goes through it, the fixes and the
+    /// format rows included, so they size the weights as the plan does.
+    pub fn apply(&self, s: &mut Scenario, native: WeightFormat) {
+        if s.format == native {
+            s.kept_16bit = self.kept_16bit;
+        }
+        s.checkpoint = self.checkpoint.clone().filter(|c| c.format == s.format);
+    }
+}
+
+/// What a catalog model's files say: no headers, the modules its `quantization_config`
+/// keeps in 16 bits.
+#[must_use]
+pub fn catalog_files(model: &crate::catalog::Model) -> ModelFiles {
+    ModelFiles {
+        checkpoint: None,
+        kept_16bit: crate::sizing::quant_config_ignores(&model.config),
+    }
+}
+
 /// The provenance of the weights of `s` (its estimate: `weights`).
 pub(super) fn weights_provenance(s: &Scenario, weights: u64) -> Provenance {
     use crate::sizing::{layout_padding_per_gpu, HeaderSource};

@@ -18,7 +18,7 @@
 //! A change is offered only when [`settle`] (the same placement and verdict [`super::plan`]
 //! uses) says the plan then starts: nothing here is a hint that was not planned.
 
-use super::{place, scenario, Inputs};
+use super::{place, scenario, Inputs, ModelFiles};
 use crate::catalog::Gpu;
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::engine::Engine;
@@ -263,17 +263,22 @@ struct Asker<'a> {
     inputs: &'a Inputs,
     format: WeightFormat,
     group: u64,
+    /// What the model's files say, and the checkpoint's native format.
+    files: (&'a ModelFiles, WeightFormat),
 }
 
 impl Asker<'_> {
+    /// The scenario of `i` in `format`, with what the files say about it.
+    fn scenario(&self, i: &Inputs, format: WeightFormat) -> Scenario {
+        let mut s = scenario(self.arch.clone(), i, format, self.group);
+        self.files.0.apply(&mut s, self.files.1);
+        s
+    }
+
     fn settle(&self, fix: &Fix) -> Settled {
         let i = fix.apply(self.inputs);
         let format = fix.format.unwrap_or(self.format);
-        settle(
-            &scenario(self.arch.clone(), &i, format, self.group),
-            self.gpu,
-            &i,
-        )
+        settle(&self.scenario(&i, format), self.gpu, &i)
     }
 
     /// With the layout left to the search (the fix's own layout fields cleared).
@@ -282,11 +287,7 @@ impl Asker<'_> {
         i.tensor_parallel_size = None;
         i.pipeline_parallel_size = None;
         let format = fix.format.unwrap_or(self.format);
-        settle(
-            &scenario(self.arch.clone(), &i, format, self.group),
-            self.gpu,
-            &i,
-        )
+        settle(&self.scenario(&i, format), self.gpu, &i)
     }
 
     fn user_layout(&self) -> bool {
@@ -346,6 +347,7 @@ pub fn repair(
     (format, group): (WeightFormat, u64),
     current: &Settled,
     other_formats: bool,
+    files: (&ModelFiles, WeightFormat),
 ) -> Repair {
     let a = Asker {
         arch,
@@ -353,6 +355,7 @@ pub fn repair(
         inputs,
         format,
         group,
+        files,
     };
     // 1. What the engine refuses.
     let mut corr = Fix::default();

@@ -311,6 +311,16 @@ fn gpt_oss_20b_headers_plus_the_marlin_padding_match_the_log() {
     // → 14,696,004,736 B = 13.687 GiB, inside the logged 13.47–13.72 GiB.
     assert_eq!(p.estimate.weights_bytes, 14_696_004_736);
     assert!((13.47..=13.72).contains(&gib(p.estimate.weights_bytes)));
+    // The formats table's row of the checkpoint's own format (the whole model on this GPU)
+    // is sized from the same headers and kernel layout as the plan: the config's shapes
+    // would give 14,695,863,424 B (the 141,312 B of o_proj biases and sinks the config
+    // reader leaves out), and without the GPU's kernel 13,778,041,984 B (no padding).
+    let row = p
+        .formats
+        .iter()
+        .find(|r| r.format == WeightFormat::Mxfp4Experts)
+        .expect("the checkpoint's format has a row");
+    assert_eq!(row.model_weights_bytes, 14_696_004_736);
     // TP 2: q/o weights + q bias 47,194,112 / 2 = 23,597,056; K/V 5,900,288 / 2
     // = 2,950,144; replicated 201,792; experts 211,783,680 → 238,532,672 × 24
     // = 5,724,784,128; embed + lm_head 1,158,266,880; final norm 5,760; rotary 16,777,216;
