@@ -339,6 +339,10 @@ pub fn memory_report(csv: &str) -> MemoryReport {
             continue;
         };
         let mut s = Scenario::new(arch);
+        // The logged GPU's kernels lay out quantized weights as the plan's do (`plan::place`).
+        s.gpu_arch = cat
+            .gpu(r.get("gpu"))
+            .and_then(|g| crate::sizing::GpuArch::from_catalog(g.architecture.as_deref(), &g.name));
         s.format = m
             .format
             .unwrap_or_else(|| format_of(r.get("dtype"), r.get("quant")));

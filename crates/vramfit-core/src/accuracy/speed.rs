@@ -361,6 +361,8 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         }
         s.workload.prompt_tokens = input;
         s.workload.output_tokens = output;
+        // The GPU's kernels lay out quantized weights as the plan's do (`plan::place`).
+        s.gpu_arch = crate::sizing::GpuArch::from_catalog(gpu.architecture.as_deref(), &gpu.name);
         let e = estimate_bytes(&s, gpu.usable_bytes());
         let mut replica = match dep {
             Some(n) => Replica::data_parallel_attention(&s, gpu, &e, n),
