@@ -301,6 +301,13 @@ fn plan(hub: &Hub, cache: &std::path::Path, extra: &[(&str, &str)]) -> std::proc
     )
 }
 
+/// Asserts that `o` exited 2 (a Hub failure) with `needle` in its stderr.
+fn fails_saying(o: &std::process::Output, needle: &str) {
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains(needle), "{e}");
+}
+
 fn scratch(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("vramfit-hub-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -370,11 +377,9 @@ fn hub_plan_reads_only_config_index_and_headers_then_the_cache() {
     assert_eq!(off.status.code(), Some(0));
     let empty = scratch("plan-empty");
     let off = plan(&hub, &empty, &[("HF_HUB_OFFLINE", "1")]);
-    assert_eq!(off.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&off.stderr);
-    assert!(
-        e.contains("config.json is not in the cache and HF_HUB_OFFLINE is set"),
-        "{e}"
+    fails_saying(
+        &off,
+        "config.json is not in the cache and HF_HUB_OFFLINE is set",
     );
     let _ = std::fs::remove_dir_all(&cache);
 }
@@ -440,13 +445,9 @@ fn a_gated_repo_is_access_denied_until_the_token_is_given() {
     let hub = Hub::start(Mode::Gated);
     let cache = scratch("gated");
     let o = plan(&hub, &cache, &[]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        e.contains(&format!(
-            "`{REPO}` from the Hugging Face Hub: config.json: access denied (401)"
-        )),
-        "{e}"
+    fails_saying(
+        &o,
+        &format!("`{REPO}` from the Hugging Face Hub: config.json: access denied (401)"),
     );
     // The older variable works too; HF_TOKEN wins when both are set.
     let old = plan(&hub, &cache, &[("HUGGING_FACE_HUB_TOKEN", "hf_secret")]);
@@ -477,9 +478,7 @@ fn a_server_that_ignores_range_is_cut_off() {
     let hub = Hub::start(Mode::IgnoresRange);
     let cache = scratch("norange");
     let o = plan(&hub, &cache, &[]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&o.stderr);
-    assert!(e.contains("ignored the Range request"), "{e}");
+    fails_saying(&o, "ignored the Range request");
     // The CLI hung up: the server sent far less than the 8 GB shard (it would stop at CAP,
     // 256 MiB, had the client kept reading; loopback buffers hold a few MiB).
     std::thread::sleep(Duration::from_millis(300));
@@ -510,15 +509,12 @@ fn a_closed_port_is_cannot_reach_exit_2() {
             ("VRAMFIT_CACHE_DIR", c.as_str()),
         ],
     );
-    assert_eq!(o.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        e.contains(&format!(
-            "`{REPO}` from the Hugging Face Hub: cannot reach 127.0.0.1:{port}"
-        )),
-        "{e}"
+    fails_saying(
+        &o,
+        &format!("`{REPO}` from the Hugging Face Hub: cannot reach 127.0.0.1:{port}"),
     );
     // Not in the catalog either: the closest catalog ids follow, as for any unknown model.
+    let e = String::from_utf8_lossy(&o.stderr);
     assert!(
         e.contains(&format!("unknown model `{REPO}`; closest catalog ids: ")),
         "{e}"
@@ -556,13 +552,9 @@ fn a_malformed_index_is_an_error_naming_the_repo_and_the_file() {
     let hub = Hub::start(Mode::BadIndex);
     let cache = scratch("badindex");
     let o = plan(&hub, &cache, &[]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        e.contains(&format!(
-            "`{REPO}` from the Hugging Face Hub: model.safetensors.index.json: "
-        )),
-        "{e}"
+    fails_saying(
+        &o,
+        &format!("`{REPO}` from the Hugging Face Hub: model.safetensors.index.json: "),
     );
     let _ = std::fs::remove_dir_all(&cache);
 }

@@ -3,17 +3,9 @@
 
 use vramfit_core::catalog::Catalog;
 use vramfit_core::dtype::{KvDtype, WeightFormat};
-use vramfit_core::model::ModelArch;
 use vramfit_core::sizing::{estimate_bytes, weights_per_gpu, Engine, Fit, Scenario, GIB};
 
-fn arch(id: &str) -> ModelArch {
-    Catalog::bundled()
-        .model(id)
-        .unwrap_or_else(|| panic!("{id} in catalog"))
-        .model
-        .arch()
-        .unwrap()
-}
+use crate::support::arch;
 
 fn scen(id: &str, tp: u64) -> Scenario {
     let mut s = Scenario::new(arch(id));

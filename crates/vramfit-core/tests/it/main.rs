@@ -26,3 +26,4 @@ mod quant_layouts;
 mod real_safetensors;
 mod regressions;
 mod serving_plans;
+mod support;

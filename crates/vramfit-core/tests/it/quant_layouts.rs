@@ -11,14 +11,7 @@ use vramfit_core::sizing::{
     fp8_block_scale_bytes, weights_per_gpu, GpuArch, HeaderWeights, Scenario, GIB,
 };
 
-fn arch(id: &str) -> ModelArch {
-    Catalog::bundled()
-        .model(id)
-        .unwrap_or_else(|| panic!("{id} in catalog"))
-        .model
-        .arch()
-        .unwrap()
-}
+use crate::support::arch;
 
 fn gib(bytes: u64) -> f64 {
     // OK because: byte counts here are far below 2^53.
