@@ -24,6 +24,14 @@ if ! command -v python3 >/dev/null; then
   exit 1
 fi
 
+# A C compiler: `ring` (rustls, the CLI's Hub client) and trunk's dependencies build C.
+if ! command -v cc >/dev/null; then
+  log "installing Debian gcc (ring, the CLI's TLS, builds C)"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q gcc libc6-dev
+fi
+
 # 2. trunk
 if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "$TRUNK_VERSION" ]; then
   log "installing trunk $TRUNK_VERSION (about 15 minutes on 2 cores)"
