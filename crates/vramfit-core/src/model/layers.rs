@@ -275,6 +275,13 @@ impl ModelArch {
     /// The kind of layer `i`, for its parameters.
     #[must_use]
     pub fn layer_kind(&self, i: u64) -> LayerKind {
+        self.layer_kind_in(i, self.mixer_only())
+    }
+
+    /// [`Self::layer_kind`] with [`Self::mixer_only`] given (a walk over the layers computes
+    /// it once, not once per layer).
+    #[must_use]
+    pub fn layer_kind_in(&self, i: u64, mixer_only: bool) -> LayerKind {
         let moe = usize::try_from(i)
             .ok()
             .and_then(|i| self.layer_is_moe.get(i))
@@ -290,13 +297,14 @@ impl ModelArch {
                 LayerAttention::MlpOnly => Mixer::None,
             },
             // Nemotron-H: a layer is one block, an attention or Mamba layer has no MLP.
-            mlp: !(self.mixer_only()
+            mlp: !(mixer_only
                 && matches!(attention, LayerAttention::Full | LayerAttention::Recurrent)),
         }
     }
 
     /// Whether each layer holds one block only (Nemotron-H's pattern has `-`/`E` layers).
-    pub(super) fn mixer_only(&self) -> bool {
+    #[must_use]
+    pub fn mixer_only(&self) -> bool {
         self.layer_attention.contains(&LayerAttention::MlpOnly)
     }
 }

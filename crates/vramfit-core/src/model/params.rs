@@ -14,9 +14,23 @@ impl ModelArch {
         } else {
             self.vocab * h
         };
-        let mut layer_sum = ParamBreakdown::default();
+        // Layers of one kind are alike: count each kind, size it once (a model has a few
+        // kinds; `params` is on the serving model's path).
+        let mixer_only = self.mixer_only();
+        let mut kinds: Vec<(LayerKind, u64)> = Vec::with_capacity(4);
         for i in 0..self.layers {
-            layer_sum.add(&self.layer_params(i));
+            let k = self.layer_kind_in(i, mixer_only);
+            match kinds.iter_mut().find(|(x, _)| *x == k) {
+                Some(e) => e.1 += 1,
+                None => kinds.push((k, 1)),
+            }
+        }
+        let mut layer_sum = ParamBreakdown::default();
+        for (k, n) in kinds {
+            let p = self.layer_params_of(k);
+            for _ in 0..n {
+                layer_sum.add(&p);
+            }
         }
         layer_sum.embedding = embed;
         layer_sum.lm_head = lm_head;

@@ -288,8 +288,9 @@ fn for_each_stage_weights(s: &Scenario, mut each: impl FnMut(u64)) {
         // Layers differ only in being MoE or dense: size one of each kind and count them
         // (an estimate must not walk every layer).
         if mixed {
+            let mixer_only = m.mixer_only();
             bytes += (start..start + n)
-                .map(|i| kind_bytes(m.layer_kind(i)))
+                .map(|i| kind_bytes(m.layer_kind_in(i, mixer_only)))
                 .sum::<u64>();
         } else {
             let n_moe = moe_layers_in(&m.layer_is_moe, start, n);
