@@ -450,3 +450,66 @@ pub fn download_png(svg: &str, width: u32, _height: u32, name: &str) {
     img.set_onload(Some(onload.unchecked_ref()));
     img.set_src(&url);
 }
+
+/// Draws monthly cost against monthly output tokens for one option: buying, renting on
+/// demand, reserved capacity and the API, the lines the core's `Unit::monthly` gives at each
+/// volume (steps where another unit is needed); the legend goes in `key`.
+pub fn draw_crossover<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    key: &DrawingArea<DB, Shift>,
+    pts: &[vramfit_core::budget::Monthly],
+) -> Result<(), String> {
+    use vramfit_core::budget::Monthly;
+    let max_x = pts.last().map_or(1.0, |p| p.tokens_per_month).max(1.0) / 1e6;
+    let cost = |p: &Monthly| [p.buy, p.on_demand, p.reserved, p.api];
+    let max_y = pts
+        .iter()
+        .flat_map(|p| cost(p).into_iter().flatten())
+        .filter(|y| y.is_finite())
+        .fold(1.0, f64::max)
+        * 1.1;
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .x_label_area_size(44)
+        .y_label_area_size(84)
+        .caption(
+            "Cost per month vs output tokens per month",
+            ("sans-serif", 19),
+        )
+        .build_cartesian_2d(0.0..max_x, 0.0..max_y)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_labels(5)
+        .y_labels(5)
+        .label_style(("sans-serif", TEXT))
+        .x_desc("million output tokens per month")
+        .y_desc("USD per month")
+        .draw()
+        .map_err(err)?;
+    let names = ["buy (TCO)", "rent on demand", "rent reserved", "API"];
+    let mut keys: Vec<Key> = Vec::new();
+    for (k, name) in names.iter().enumerate() {
+        let line: Vec<(f64, f64)> = pts
+            .iter()
+            .filter_map(|p| cost(p)[k].map(|y| (p.tokens_per_month / 1e6, y)))
+            .filter(|(_, y)| y.is_finite())
+            .collect();
+        if line.is_empty() {
+            continue;
+        }
+        let color = LINES[k % LINES.len()];
+        chart
+            .draw_series(LineSeries::new(line, color.stroke_width(2)))
+            .map_err(err)?;
+        keys.push(((*name).to_owned(), color, true));
+    }
+    draw_legend(key, &keys, 4)
+}
+
+/// The crossover chart as an SVG string; its legend is the group `crossover-legend`.
+pub fn crossover_svg(pts: &[vramfit_core::budget::Monthly]) -> String {
+    svg(300, 4, 4, "crossover-legend", |a, k| {
+        draw_crossover(a, k, pts)
+    })
+}

@@ -40,6 +40,13 @@ fn slim(v: &mut serde_json::Value, keys: &std::collections::BTreeSet<String>) {
                 if let Some(serde_json::Value::Object(p)) = m.get_mut("price") {
                     p.remove("purchase_source");
                     p.remove("cloud_source");
+                    p.remove("cloud_reserved_source");
+                }
+                // Platforms: the sources of the price, the power and the links.
+                for part in ["price", "power", "intra_node_link", "inter_node_link"] {
+                    if let Some(serde_json::Value::Object(p)) = m.get_mut(part) {
+                        p.remove("source");
+                    }
                 }
                 if let Some(serde_json::Value::Array(g)) = m.get_mut("gguf_repos") {
                     for r in g {
@@ -56,6 +63,18 @@ fn slim(v: &mut serde_json::Value, keys: &std::collections::BTreeSet<String>) {
     }
 }
 
+/// Removes every `source` key, at any depth.
+fn drop_sources(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.remove("source");
+            m.values_mut().for_each(drop_sources);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(drop_sources),
+        _ => {}
+    }
+}
+
 fn main() {
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "wasm32");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
@@ -69,7 +88,7 @@ fn main() {
             + &fs::read_to_string("src/model/aliases.rs").expect("read src/model/aliases.rs")
             + &fs::read_to_string("src/model/read.rs").expect("read src/model/read.rs")),
     );
-    for dir in ["gpus", "models"] {
+    for dir in ["gpus", "models", "platforms"] {
         let src = Path::new("src/catalog").join(dir);
         fs::create_dir_all(Path::new(&out).join(dir)).expect("out dir");
         for e in fs::read_dir(&src).expect("catalog dir") {
@@ -96,4 +115,13 @@ fn main() {
             .expect("write");
         }
     }
+    let tco = fs::read_to_string("src/catalog/tco.json").expect("read src/catalog/tco.json");
+    // The web bundle keeps the values and dates; the sources are in the file (and the CLI).
+    let compact = serde_json::from_str::<serde_json::Value>(&tco).map_or(tco, |mut v| {
+        if wasm {
+            drop_sources(&mut v);
+        }
+        serde_json::to_string(&v).expect("serialize")
+    });
+    fs::write(Path::new(&out).join("tco.json"), compact).expect("write");
 }

@@ -58,17 +58,45 @@ test('hardware budget ranks GPUs, sorts, and exports CSV', async () => {
   await page.getByTestId('budget-table').waitFor();
   const rows = page.locator('[data-testid="budget-table"] tbody tr');
   assert.ok((await rows.count()) >= 10);
+  // The first row is the CLI's first option (ranked by TCO).
   const first = await rows.first().getAttribute('data-testid');
-  const expected = cli(['fit', 'llama-3.1-8b', '--gpu', 'h100-sxm', '--find', 'cheapest', '--users', '32', '--max-model-len', '8192']);
-  assert.equal(first, `budget-${expected[0].gpu_id}`);
+  const expected = cli(['budget', 'llama-3.1-8b', '--users', '32', '--max-model-len', '8192']);
+  assert.equal(first, `budget-${expected.options[0].gpu}`);
+  const firstTco = await rows.first().evaluate((tr) => tr.children[7].textContent);
+  assert.equal(firstTco, `$${Math.round(expected.options[0].tco_usd).toLocaleString('en-US')}`);
   await page.getByRole('button', { name: '$/hour' }).click();
-  const hourly = await rows.evaluateAll((trs) => trs.map((tr) => tr.children[4].textContent));
+  const hourly = await rows.evaluateAll((trs) => trs.filter((tr) => !tr.classList.contains('vf-muted')).map((tr) => tr.children[10].textContent));
   const nums = hourly.filter((h) => h !== '–').map((h) => Number(h.replace(/[$,]/g, '')));
   assert.deepEqual(nums, [...nums].sort((a, b) => a - b));
   const href = await page.getByTestId('budget-csv').getAttribute('href');
   const csv = decodeURIComponent(href.slice(href.indexOf(',') + 1));
-  assert.match(csv.split('\n')[0], /^gpu_id,gpu_name,total_gpus/);
+  assert.match(csv.split('\n')[0], /^gpu,gpu_name,platform,engine,gpus,gpus_used,nodes,racks,layout,purchase_usd/);
   assert.ok(csv.split('\n').length > 10);
+  assert.match(await page.getByTestId('budget-price-age').textContent(), /Prices dated \d{4}/);
+  assert.deepEqual(page.errors, []);
+});
+
+test('budget: constraints grey options with reasons, the link carries the inputs, the chart crosses', async () => {
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/?model=llama-3.1-70b&users=8&view=budget&maxkw=5&vendor=nvidia&apiin=0.23&apiout=0.4`);
+  await page.getByTestId('budget-table').waitFor();
+  const hgx = page.locator('[data-testid^="budget-h100-sxm"]', { hasText: '8-GPU HGX H100' }).first();
+  assert.ok(await hgx.evaluate((tr) => tr.classList.contains('vf-muted')));
+  assert.match(await hgx.textContent(), /draws 10\.2 kW at load; the cap is 5\.0 kW/);
+  const mi = page.locator('[data-testid^="budget-mi300x"]').first();
+  assert.match(await mi.textContent(), /amd GPU; only nvidia asked/);
+  // Typing a value lands in the URL (the share link reproduces it).
+  await page.getByTestId('years').fill('3');
+  await page.waitForFunction(() => location.search.includes('years=3'));
+  assert.ok(page.url().includes('maxkw=5'));
+  // The crossover chart draws the four lines for the chosen option.
+  await page.getByTestId('budget-chart').locator('svg').waitFor();
+  assert.match(await page.getByTestId('budget-chart').textContent(), /API/);
+  assert.match(await page.getByTestId('budget-crossover').textContent(), /buying beats renting on demand/);
+  // The same numbers as the CLI.
+  const e = cli(['budget', 'llama-3.1-70b', '--users', '8', '--max-model-len', '8192', '--max-power-kw', '5', '--vendor', 'nvidia', '--api-input-price', '0.23', '--api-output-price', '0.4', '--years', '3']);
+  const first = await page.locator('[data-testid="budget-table"] tbody tr').first().getAttribute('data-testid');
+  assert.equal(first, `budget-${e.options[0].gpu}`);
   assert.deepEqual(page.errors, []);
 });
 

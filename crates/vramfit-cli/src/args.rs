@@ -30,6 +30,55 @@ pub enum Cmd {
     Oom(OomArgs),
     /// Print the accuracy report (docs/ACCURACY.md) from the calibration set.
     Accuracy(AccuracyArgs),
+    /// What to buy: every catalog GPU in every server platform that takes it, ranked by total
+    /// cost of ownership for the workload, with renting and an API to compare.
+    #[command(mut_arg("gpu", |a| a.required(false).default_value("h100-sxm").hide(true)))]
+    Budget(BudgetArgs),
+}
+
+#[derive(Args, Clone)]
+pub struct BudgetArgs {
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    /// Years of service (default: the catalog's, 4).
+    #[arg(long)]
+    pub years: Option<f64>,
+    /// Electricity price, USD per kWh (default: the catalog's).
+    #[arg(long = "kwh-price")]
+    pub kwh_price: Option<f64>,
+    /// Power usage effectiveness of the facility (default: the catalog's).
+    #[arg(long)]
+    pub pue: Option<f64>,
+    /// Share of the hours at the planned load, 0-1 (default: the catalog's).
+    #[arg(long)]
+    pub utilization: Option<f64>,
+    /// Resale value at the end, as a fraction of the purchase (0-1).
+    #[arg(long)]
+    pub resale: Option<f64>,
+    /// An API's price per million input tokens, USD, to compare with.
+    #[arg(long = "api-input-price")]
+    pub api_input_price: Option<f64>,
+    /// The API's price per million output tokens, USD.
+    #[arg(long = "api-output-price")]
+    pub api_output_price: Option<f64>,
+    /// Power cap for the whole deployment, kW at the wall.
+    #[arg(long = "max-power-kw")]
+    pub max_power_kw: Option<f64>,
+    /// Power cap per rack, kW.
+    #[arg(long = "max-rack-kw")]
+    pub max_rack_kw: Option<f64>,
+    /// Budget cap for the purchase, USD.
+    #[arg(long = "max-budget-usd")]
+    pub max_budget_usd: Option<f64>,
+    /// Only hardware that can be bought and run on premises.
+    #[arg(long = "on-prem")]
+    pub on_prem: bool,
+    /// Only this GPU vendor (nvidia, amd, intel, apple).
+    #[arg(long)]
+    pub vendor: Option<String>,
+    /// Print every option (the table shows the first 25).
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Args, Clone)]

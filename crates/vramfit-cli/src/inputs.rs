@@ -63,3 +63,35 @@ pub fn inputs_of(a: &PlanArgs) -> Res<Inputs> {
     i.flags.allow_long_max_model_len = a.allow_long_max_model_len;
     Ok(i)
 }
+
+/// The `budget` flags as [`Inputs`]: the plan flags, then the buyer's through the same table.
+pub fn budget_inputs_of(a: &crate::args::BudgetArgs) -> Res<Inputs> {
+    let mut i = inputs_of(&a.plan)?;
+    let float = |x: Option<f64>| x.map(|x| x.to_string());
+    let given: [(Field, Option<String>); 12] = [
+        (Field::Years, float(a.years)),
+        (Field::KwhPrice, float(a.kwh_price)),
+        (Field::Pue, float(a.pue)),
+        (Field::Utilization, float(a.utilization)),
+        (Field::Resale, float(a.resale)),
+        (Field::ApiInputPrice, float(a.api_input_price)),
+        (Field::ApiOutputPrice, float(a.api_output_price)),
+        (Field::MaxPowerKw, float(a.max_power_kw)),
+        (Field::MaxRackKw, float(a.max_rack_kw)),
+        (Field::MaxBudgetUsd, float(a.max_budget_usd)),
+        (Field::OnPrem, a.on_prem.then(|| "1".to_string())),
+        (Field::Vendor, a.vendor.clone()),
+    ];
+    for (field, value) in given {
+        let Some(value) = value else { continue };
+        i.set(field, &value).map_err(|e| {
+            let flag = key(field).flag;
+            if e.contains(flag) {
+                usage(e)
+            } else {
+                usage(format!("{flag}: {e}"))
+            }
+        })?;
+    }
+    Ok(i)
+}

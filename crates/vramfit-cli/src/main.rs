@@ -66,6 +66,7 @@ fn dispatch(cat: &Catalog, cmd: Cmd) -> Res<out::Output> {
             cmd::inspect::run(&a, &input)
         }
         Cmd::Oom(a) => cmd::oom::run(cat, &a, &files::read_oom_text(a.file.as_deref())?),
+        Cmd::Budget(a) => cmd::budget::run(cat, &a, cmd::budget::this_month()),
         Cmd::Accuracy(a) => {
             let against = match &a.check {
                 Some(p) => Some(files::read_text(p)?),

@@ -547,3 +547,96 @@ fn plan_json_lists_assumptions_and_provenance() {
         .starts_with("assumed experts_per_token = 8")));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn budget_json_has_the_documented_fields_and_exit_codes() {
+    let j = json(&[
+        "budget",
+        "llama-3.1-70b",
+        "--max-model-len",
+        "8192",
+        "--years",
+        "3",
+        "--kwh-price",
+        "0.10",
+        "--pue",
+        "1.3",
+        "--api-input-price",
+        "0.23",
+        "--api-output-price",
+        "0.40",
+        "--json",
+    ]);
+    assert_eq!(j["years"], 3.0);
+    assert_eq!(j["kwh_price_usd"], 0.10);
+    assert!(j["prices_oldest"].is_string() && j["prices_newest"].is_string());
+    let options = j["options"].as_array().unwrap();
+    assert!(options.len() > 40, "{}", options.len());
+    for key in [
+        "gpu",
+        "gpus",
+        "nodes",
+        "layout",
+        "purchase_usd",
+        "servers_usd",
+        "power_kw",
+        "energy_usd_per_year",
+        "tco_usd",
+        "cloud_usd_per_hour",
+        "usd_per_million_tokens",
+        "tokens_per_s",
+        "limited_by",
+        "excluded",
+        "excluded_because",
+        "platform",
+        "engine",
+        "on_demand_usd",
+        "api_usd",
+        "buy_beats_api_above_tokens_per_month",
+    ] {
+        assert!(options[0].get(key).is_some(), "options[0] has no `{key}`");
+    }
+    let hgx = options
+        .iter()
+        .find(|o| o["gpu"] == "h100-sxm" && o["platform"] == "hgx-h100-8gpu")
+        .unwrap();
+    assert_eq!(hgx["gpus"], 8);
+    assert_eq!(hgx["nodes"], 1);
+    assert_eq!(hgx["purchase_usd"], 260_000.0);
+    // 10.2 kW × PUE 1.3 × 8766 h × (0.6 + 0.4 × 0.25) × $0.10.
+    let e = hgx["energy_usd_per_year"].as_f64().unwrap();
+    assert!((e - 10.2 * 1.3 * 8766.0 * 0.7 * 0.10).abs() < 1e-6, "{e}");
+    // Kept options come first.
+    let first_excluded = options.iter().position(|o| o["excluded"] == true).unwrap();
+    assert!(options[first_excluded..]
+        .iter()
+        .all(|o| o["excluded"] == true));
+
+    // A budget nothing meets: every option excluded, with a reason; exit 1.
+    let o = vramfit(&[
+        "budget",
+        "llama-3.1-70b",
+        "--max-budget-usd",
+        "10",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for opt in j["options"].as_array().unwrap() {
+        assert_eq!(opt["excluded"], true);
+        assert!(!opt["excluded_because"].as_str().unwrap().is_empty());
+    }
+    // Bad values and unknown models are usage errors naming the flag.
+    let o = vramfit(&["budget", "llama-3.1-8b", "--pue", "0.5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`--pue` must be between 1 and 3"));
+    let o = vramfit(&["budget", "llama-3.1-8b", "--vendor", "via"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown GPU vendor `via`"));
+    let o = vramfit(&["budget", "no-such-model"]);
+    assert_eq!(o.status.code(), Some(2));
+    // The table says how old the prices are.
+    let o = vramfit(&["budget", "llama-3.1-8b"]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("prices dated"));
+}

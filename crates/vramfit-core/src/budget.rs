@@ -1,85 +1,34 @@
-//! The hardware budget: every catalog GPU that can serve a workload, ranked by price.
+//! The hardware budget: what to buy to serve a workload, ranked by total cost of ownership.
 //!
-//! Each GPU type is planned with [`crate::plan::plan`] at the fewest GPUs (or the layout a
-//! per-user speed target needs); the rows carry the cost of [`crate::plan::cost`]: purchase =
-//! GPUs × catalog purchase price, cloud = GPUs × catalog on-demand $/GPU-hour. It sits above
-//! `plan` (which sits above [`crate::layout`]), so the modules form no cycle.
+//! Every catalog GPU is planned in every server platform that takes it
+//! (`catalog/platforms/*.json`, [`crate::catalog::platform`]): the platform sets the node
+//! size (tensor parallelism stays inside a node, pipeline stages cross nodes) and the
+//! network between nodes, which carries the pipeline hand-off in the serving model
+//! ([`crate::serving`]'s `stage_link`). The engine is the one the hardware runs: the asked
+//! engine where the platform runs it (vLLM and SGLang on CUDA, ROCm and Gaudi, TensorRT-LLM
+//! on NVIDIA only), else the platform's first modelled engine (llama.cpp on Apple silicon and
+//! other parts vLLM does not serve); a platform with no modelled engine is excluded, saying so.
+//!
+//! An option buys whole nodes: `⌈GPUs ÷ GPUs per node⌉` nodes, each with the smallest count
+//! the platform is sold with that holds its share (an 8-GPU baseboard is bought with 8 even
+//! when the plan uses 2: the others are spare). Its money:
+//! - purchase = GPUs × the catalog GPU price + nodes × the platform without GPUs (or nodes
+//!   × the whole-system price, GPUs included) + nodes × the network per node when there is
+//!   more than one node;
+//! - power at load = nodes × host power + GPUs × board power (or nodes × the system's power);
+//! - racks: nodes per rack is the fewest of the rack power cap ÷ node power and 42 U ÷ the
+//!   node's rack units (a workstation or a system stands on a desk: no racks);
+//! - energy, TCO, renting and the API, and the crossovers: [`money`].
+//!
+//! Constraints ([`crate::inputs::Buyer`]): a power cap (total and per rack), a budget cap,
+//! on-prem only, and a GPU vendor; an option that breaks one, misses the speed targets, or
+//! cannot be priced is kept, `excluded`, with the reasons. Options are ranked: kept before
+//! excluded, then by TCO (unpriced last), then by purchase.
 
-use serde::Serialize;
+pub mod money;
+mod options;
+mod rows;
 
-/// One GPU type's cheapest way to serve a workload.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CostRow {
-    /// Catalog GPU id.
-    pub gpu_id: String,
-    /// GPU name.
-    pub gpu_name: String,
-    /// TP.
-    pub tensor_parallel_size: u64,
-    /// PP.
-    pub pipeline_parallel_size: u64,
-    /// Replicas.
-    pub replicas: u64,
-    /// All GPUs.
-    pub total_gpus: u64,
-    /// Purchase budget, USD.
-    pub purchase_usd: Option<f64>,
-    /// Cloud $/hour.
-    pub cloud_usd_per_hour: Option<f64>,
-    /// $ per million output tokens.
-    pub usd_per_million_tokens: Option<f64>,
-    /// Board power, W.
-    pub power_w: Option<f64>,
-    /// Decode tokens/s per user.
-    pub decode_tokens_per_s_per_user: f64,
-    /// Whether the per-user targets (decode speed, time to first token), if any, are met.
-    pub meets_target: bool,
-}
-
-/// Every catalog GPU that can serve the workload, cheapest purchase first (then $/hour).
-/// GPUs without a price sort last; GPUs where nothing fits are left out.
-#[must_use]
-pub fn cheapest(cat: &crate::catalog::Catalog, inputs: &crate::plan::Inputs) -> Vec<CostRow> {
-    let mut rows = Vec::new();
-    for g in &cat.gpus {
-        let mut i = inputs.clone();
-        i.gpu.clone_from(&g.id);
-        i.tensor_parallel_size = None;
-        i.pipeline_parallel_size = None;
-        let Ok(p) = crate::plan::plan(cat, &i) else {
-            continue;
-        };
-        let Some(run) = p.run.as_ref() else {
-            continue;
-        };
-        let meets = crate::plan::meets_targets(&inputs.workload, &run.speed);
-        rows.push(CostRow {
-            gpu_id: g.id.clone(),
-            gpu_name: g.name.clone(),
-            tensor_parallel_size: p.tensor_parallel_size,
-            pipeline_parallel_size: p.pipeline_parallel_size,
-            replicas: p.replicas,
-            total_gpus: p.gpus_needed,
-            purchase_usd: run.cost.purchase_usd,
-            cloud_usd_per_hour: run.cost.cloud_usd_per_hour,
-            usd_per_million_tokens: run.cost.usd_per_million_tokens,
-            power_w: run.cost.power_w,
-            decode_tokens_per_s_per_user: run.speed.decode_tokens_per_s_per_user,
-            meets_target: meets,
-        });
-    }
-    crate::order::sort_by(&mut rows, |a, b| {
-        let key = |r: &CostRow| {
-            (
-                !r.meets_target,
-                r.purchase_usd.unwrap_or(f64::INFINITY),
-                r.cloud_usd_per_hour.unwrap_or(f64::INFINITY),
-            )
-        };
-        let (a, b) = (key(a), key(b));
-        a.0.cmp(&b.0)
-            .then(a.1.total_cmp(&b.1))
-            .then(a.2.total_cmp(&b.2))
-    });
-    rows
-}
+pub use money::{Money, Monthly, Terms, Unit, HOURS_PER_MONTH, HOURS_PER_YEAR};
+pub use options::{age_months, budget, month_of, Budget, BuyOption};
+pub use rows::{cheapest, CostRow};

@@ -10,6 +10,7 @@ use crate::model::{ConfigError, ModelArch};
 use serde::Serialize;
 
 pub mod names;
+pub mod platform;
 mod read;
 pub use names::{GpuMatch, MatchKind, UnknownGpu};
 use std::collections::BTreeMap;
@@ -82,6 +83,29 @@ pub const MODEL_FILES: [(&str, &str); 11] = [
     ),
 ];
 
+/// The platform files ([`platform`]).
+pub const PLATFORM_FILES: [(&str, &str); 4] = [
+    (
+        "platforms/nvidia.json",
+        include_str!(concat!(env!("OUT_DIR"), "/platforms/nvidia.json")),
+    ),
+    (
+        "platforms/amd.json",
+        include_str!(concat!(env!("OUT_DIR"), "/platforms/amd.json")),
+    ),
+    (
+        "platforms/intel.json",
+        include_str!(concat!(env!("OUT_DIR"), "/platforms/intel.json")),
+    ),
+    (
+        "platforms/apple.json",
+        include_str!(concat!(env!("OUT_DIR"), "/platforms/apple.json")),
+    ),
+];
+
+/// The cost model's defaults and dated API prices.
+pub const TCO_FILE: &str = include_str!(concat!(env!("OUT_DIR"), "/tco.json"));
+
 /// Typical gap between nvidia-smi's total and CUDA's total on NVIDIA GPUs, MiB.
 pub const DRIVER_RESERVE_MIB: u64 = 450;
 
@@ -140,6 +164,19 @@ pub struct Interconnect {
     pub gb_per_s_per_direction: Option<f64>,
     /// GPUs in one node (or scale-up domain).
     pub gpus_per_node: Option<u64>,
+    /// The network between nodes, where a platform states it ([`crate::budget`] sets it
+    /// from `catalog/platforms`); `None`: [`crate::serving::SOCKET_NETWORK_BYTES_PER_S`].
+    #[serde(skip)]
+    pub scale_out: Option<ScaleOut>,
+}
+
+/// A network between nodes, as the serving model needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ScaleOut {
+    /// Bandwidth per direction per GPU, GB/s.
+    pub gb_per_s: f64,
+    /// Latency of one transfer, s.
+    pub alpha_s: f64,
 }
 
 /// Prices with their dates and sources.
@@ -160,6 +197,18 @@ pub struct Price {
     pub cloud_date: Option<String>,
     /// Which provider.
     pub cloud_source: Option<String>,
+    /// Reserved (committed) cloud price per GPU-hour in USD, where the source gives one.
+    #[serde(default)]
+    pub cloud_reserved_usd_per_hour: Option<f64>,
+    /// Its commitment (`1 year`, `3 year`).
+    #[serde(default)]
+    pub cloud_reserved_term: Option<String>,
+    /// When it was read.
+    #[serde(default)]
+    pub cloud_reserved_date: Option<String>,
+    /// Which provider.
+    #[serde(default)]
+    pub cloud_reserved_source: Option<String>,
 }
 
 /// One GPU of the catalog.
@@ -407,6 +456,10 @@ pub struct Catalog {
     pub gpus: Vec<Gpu>,
     /// All models.
     pub models: Vec<Model>,
+    /// Server platforms the GPUs are bought in ([`platform`]).
+    pub platforms: Vec<platform::Platform>,
+    /// The cost model's defaults and API examples.
+    pub tco: platform::Tco,
 }
 
 /// How a name resolved to a model.
@@ -438,6 +491,11 @@ impl Catalog {
             c.models
                 .append(&mut read::entries(path, text, read::model)?);
         }
+        for (path, text) in PLATFORM_FILES {
+            c.platforms
+                .append(&mut read::entries(path, text, read::platform)?);
+        }
+        c.tco = read::tco(TCO_FILE)?;
         Ok(c)
     }
 

@@ -4,7 +4,7 @@
 //! spreadsheet would run as a formula (`=`, `+`, `-`, `@` first) are prefixed with `'`
 //! (OWASP "CSV injection"), since model names can come from users.
 
-use crate::budget::CostRow;
+use crate::budget::Budget;
 use crate::plan::Plan;
 use crate::units::{fmt_bytes, fmt_num, Units};
 
@@ -25,24 +25,42 @@ fn opt(x: Option<f64>, digits: usize) -> String {
     x.map_or(String::new(), |v| fmt_num(v, digits))
 }
 
-/// The hardware-budget table as CSV.
+/// The hardware budget's options as CSV, with the columns of `vramfit budget --json`'s
+/// `options[]`.
 #[must_use]
-pub fn budget_csv(rows: &[CostRow]) -> String {
-    let mut s = String::from("gpu_id,gpu_name,total_gpus,tensor_parallel_size,pipeline_parallel_size,replicas,purchase_usd,cloud_usd_per_hour,usd_per_million_tokens,power_w,decode_tokens_per_s_per_user,meets_target\n");
-    for r in rows {
+pub fn budget_csv(b: &Budget) -> String {
+    let mut s = String::from("gpu,gpu_name,platform,engine,gpus,gpus_used,nodes,racks,layout,purchase_usd,gpus_usd,servers_usd,network_usd,power_kw,energy_usd_per_year,tco_usd,cloud_usd_per_hour,cloud_reserved_usd_per_hour,usd_per_million_tokens,on_demand_usd,reserved_usd,api_usd,tokens_per_s,tokens_per_s_per_user,limited_by,excluded,excluded_because,prices_dated\n");
+    for o in &b.options {
+        let m = &o.money;
         let cells = [
-            csv_cell(&r.gpu_id),
-            csv_cell(&r.gpu_name),
-            r.total_gpus.to_string(),
-            r.tensor_parallel_size.to_string(),
-            r.pipeline_parallel_size.to_string(),
-            r.replicas.to_string(),
-            opt(r.purchase_usd, 0),
-            opt(r.cloud_usd_per_hour, 2),
-            opt(r.usd_per_million_tokens, 3),
-            opt(r.power_w, 0),
-            fmt_num(r.decode_tokens_per_s_per_user, 1),
-            r.meets_target.to_string(),
+            csv_cell(&o.gpu),
+            csv_cell(&o.gpu_name),
+            csv_cell(&o.platform),
+            csv_cell(&o.engine),
+            o.gpus.to_string(),
+            o.gpus_used.to_string(),
+            o.nodes.to_string(),
+            o.racks.map_or(String::new(), |r| r.to_string()),
+            csv_cell(&o.layout),
+            opt(o.purchase_usd, 0),
+            opt(o.gpus_usd, 0),
+            opt(o.servers_usd, 0),
+            fmt_num(o.network_usd, 0),
+            opt(o.power_kw, 2),
+            opt(m.energy_usd_per_year, 0),
+            opt(m.tco_usd, 0),
+            opt(o.cloud_usd_per_hour, 2),
+            opt(o.cloud_reserved_usd_per_hour, 2),
+            opt(m.usd_per_million_tokens, 3),
+            opt(m.on_demand_usd, 0),
+            opt(m.reserved_usd, 0),
+            opt(m.api_usd, 0),
+            fmt_num(o.tokens_per_s, 1),
+            fmt_num(o.tokens_per_s_per_user, 1),
+            csv_cell(&o.limited_by),
+            o.excluded.to_string(),
+            csv_cell(&o.excluded_because),
+            csv_cell(o.prices_dated.as_deref().unwrap_or("")),
         ];
         s.push_str(&cells.join(","));
         s.push('\n');

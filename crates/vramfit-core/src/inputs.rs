@@ -23,6 +23,9 @@ use crate::dtype::{KvDtype, WeightFormat};
 use crate::engine::Engine;
 use serde::Serialize;
 
+mod keys;
+pub use keys::{by_url, key, Key, Range, KEYS, MAX_COMMAND_LEN};
+
 /// The serving engine's flags that change memory or speed (`vllm serve` spelling).
 /// `None` means the engine's default for the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -100,6 +103,60 @@ impl Default for Workload {
     }
 }
 
+/// What a buyer states besides the workload: the years and prices of a total cost of
+/// ownership, the API it is compared with, and the constraints an answer must keep
+/// ([`crate::budget`]). The defaults are the catalog's sourced ones (`catalog/tco.json`;
+/// the test `the_buyer_defaults_are_the_catalogs` keeps them equal).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Buyer {
+    /// Years of service the hardware is bought for.
+    pub years: f64,
+    /// Electricity, USD per kWh.
+    pub kwh_price_usd: f64,
+    /// Power usage effectiveness of the facility (facility power ÷ IT power).
+    pub pue: f64,
+    /// Share of the hours the hardware serves at the planned load (the rest it idles).
+    pub utilization: f64,
+    /// Resale value at the end of service, as a fraction of the purchase; `None` = none.
+    pub resale_fraction: Option<f64>,
+    /// An API's price per million input tokens, USD, to compare with.
+    pub api_input_usd_per_million: Option<f64>,
+    /// Its price per million output tokens, USD.
+    pub api_output_usd_per_million: Option<f64>,
+    /// Power cap for the whole deployment, kW (at the wall, before PUE).
+    pub max_power_kw: Option<f64>,
+    /// Power cap per rack, kW.
+    pub max_rack_kw: Option<f64>,
+    /// Budget cap for the purchase, USD.
+    pub max_budget_usd: Option<f64>,
+    /// Only hardware that can be bought and run on premises (no rent, no API).
+    pub on_prem: bool,
+    /// Only this GPU vendor (`nvidia`, `amd`, `intel`, `apple`); `None` = any.
+    pub vendor: Option<&'static str>,
+}
+
+/// The GPU vendors [`Buyer::vendor`] takes (the catalog's `vendor` values).
+pub const VENDORS: [&str; 4] = ["nvidia", "amd", "intel", "apple"];
+
+impl Default for Buyer {
+    fn default() -> Self {
+        Self {
+            years: 4.0,
+            kwh_price_usd: 0.146,
+            pue: 1.56,
+            utilization: 0.6,
+            resale_fraction: None,
+            api_input_usd_per_million: None,
+            api_output_usd_per_million: None,
+            max_power_kw: None,
+            max_rack_kw: None,
+            max_budget_usd: None,
+            on_prem: false,
+            vendor: None,
+        }
+    }
+}
+
 /// The scenario as the user states it. Every field has a default; see [`Inputs::default`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Inputs {
@@ -119,6 +176,9 @@ pub struct Inputs {
     /// The traffic.
     #[serde(flatten)]
     pub workload: Workload,
+    /// The buyer's years, prices and constraints ([`crate::budget`]).
+    #[serde(flatten)]
+    pub buyer: Buyer,
     /// A pasted engine launch command to check ([`crate::command`]); empty = none. It rides
     /// in the URL so a share link carries it; the plan itself never reads it.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -138,6 +198,7 @@ impl Default for Inputs {
                 ..EngineFlags::default()
             },
             workload: Workload::default(),
+            buyer: Buyer::default(),
             command: String::new(),
         }
     }
@@ -190,390 +251,30 @@ pub enum Field {
     AllowLongMaxModelLen,
     /// [`Inputs::command`].
     Command,
-}
-
-/// What values an input takes.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Range {
-    /// Free text: a catalog id, alias or repo id (must not be empty), or the pasted launch
-    /// command (may be empty: no command; at most [`MAX_COMMAND_LEN`] characters).
-    Text,
-    /// One of a list of ids (formats, dtypes, engines).
-    Choice,
-    /// A whole number in `min..=max`.
-    Int {
-        /// Smallest accepted value.
-        min: u64,
-        /// Largest accepted value.
-        max: u64,
-    },
-    /// A decimal number in `min..=max`.
-    Float {
-        /// Smallest accepted value.
-        min: f64,
-        /// Largest accepted value.
-        max: f64,
-    },
-    /// On or off (`1`/`0`, `true`/`false`).
-    Flag,
-}
-
-/// One input, described once.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Key {
-    /// The field it sets.
-    pub field: Field,
-    /// URL query key (stable: links in the wild use it).
-    pub url: &'static str,
-    /// CLI flag, as `vllm serve` spells it where vLLM has one.
-    pub flag: &'static str,
-    /// UI label.
-    pub label: &'static str,
-    /// Unit of the value (empty when it has none).
-    pub unit: &'static str,
-    /// Accepted values.
-    pub range: Range,
-    /// The default, as the URL writes it (empty = none: engine default or automatic).
-    pub default: &'static str,
-    /// `auto` is accepted and means "no value" (the engine's default, fewest GPUs, the
-    /// model's maximum).
-    pub auto: bool,
-}
-
-/// Every input. The URL codec writes keys in this order.
-pub const KEYS: [Key; 22] = [
-    Key {
-        field: Field::Model,
-        url: "model",
-        flag: "model",
-        label: "Model",
-        unit: "",
-        range: Range::Text,
-        default: "llama-3.1-8b",
-        auto: false,
-    },
-    Key {
-        field: Field::Gpu,
-        url: "gpu",
-        flag: "--gpu",
-        label: "GPU",
-        unit: "",
-        range: Range::Text,
-        default: "h100-sxm",
-        auto: false,
-    },
-    Key {
-        field: Field::Format,
-        url: "quant",
-        flag: "--quantization",
-        label: "Weights",
-        unit: "",
-        range: Range::Choice,
-        default: "",
-        auto: true,
-    },
-    Key {
-        field: Field::KvDtype,
-        url: "kv",
-        flag: "--kv-cache-dtype",
-        label: "KV cache",
-        unit: "",
-        range: Range::Choice,
-        default: "auto",
-        auto: false,
-    },
-    Key {
-        field: Field::Engine,
-        url: "engine",
-        flag: "--engine",
-        label: "Engine",
-        unit: "",
-        range: Range::Choice,
-        default: "vllm-0.19",
-        auto: false,
-    },
-    Key {
-        field: Field::GpuMemoryUtilization,
-        url: "util",
-        flag: "--gpu-memory-utilization",
-        label: "GPU memory utilization",
-        unit: "fraction",
-        range: Range::Float {
-            min: 0.05,
-            max: 1.0,
-        },
-        default: "",
-        auto: false,
-    },
-    Key {
-        field: Field::MaxModelLen,
-        url: "len",
-        flag: "--max-model-len",
-        label: "Context length",
-        unit: "tokens",
-        range: Range::Int {
-            min: 1,
-            max: 1 << 24,
-        },
-        default: "8192",
-        auto: true,
-    },
-    Key {
-        field: Field::MaxNumSeqs,
-        url: "seqs",
-        flag: "--max-num-seqs",
-        label: "Max sequences",
-        unit: "requests",
-        range: Range::Int {
-            min: 1,
-            max: 1 << 16,
-        },
-        default: "",
-        auto: false,
-    },
-    Key {
-        field: Field::MaxNumBatchedTokens,
-        url: "batched",
-        flag: "--max-num-batched-tokens",
-        label: "Max batched tokens",
-        unit: "tokens",
-        range: Range::Int {
-            min: 1,
-            max: 1 << 22,
-        },
-        default: "",
-        auto: false,
-    },
-    Key {
-        field: Field::BlockSize,
-        url: "block",
-        flag: "--block-size",
-        label: "KV block size",
-        unit: "tokens",
-        range: Range::Int { min: 1, max: 1024 },
-        default: "",
-        auto: false,
-    },
-    Key {
-        field: Field::TensorParallelSize,
-        url: "tp",
-        flag: "--tensor-parallel-size",
-        label: "Tensor parallel",
-        unit: "GPUs",
-        range: Range::Int { min: 1, max: 128 },
-        default: "",
-        auto: true,
-    },
-    Key {
-        field: Field::PipelineParallelSize,
-        url: "pp",
-        flag: "--pipeline-parallel-size",
-        label: "Pipeline parallel",
-        unit: "GPUs",
-        range: Range::Int { min: 1, max: 128 },
-        default: "",
-        auto: true,
-    },
-    Key {
-        field: Field::Users,
-        url: "users",
-        flag: "--users",
-        label: "Concurrent users",
-        unit: "requests",
-        range: Range::Int {
-            min: 1,
-            max: 1 << 20,
-        },
-        default: "1",
-        auto: false,
-    },
-    Key {
-        field: Field::PromptTokens,
-        url: "prompt",
-        flag: "--prompt-tokens",
-        label: "Prompt tokens",
-        unit: "tokens",
-        range: Range::Int {
-            min: 0,
-            max: 1 << 24,
-        },
-        default: "1024",
-        auto: false,
-    },
-    Key {
-        field: Field::OutputTokens,
-        url: "output",
-        flag: "--output-tokens",
-        label: "Output tokens",
-        unit: "tokens",
-        range: Range::Int {
-            min: 1,
-            max: 1 << 24,
-        },
-        default: "256",
-        auto: false,
-    },
-    Key {
-        field: Field::TargetTokensPerS,
-        url: "tps",
-        flag: "--target-tokens-per-s",
-        label: "Target decode speed",
-        unit: "tokens/s per user",
-        range: Range::Float { min: 0.0, max: 1e6 },
-        default: "",
-        auto: false,
-    },
-    Key {
-        field: Field::MaxTtftMs,
-        url: "ttft",
-        flag: "--max-ttft-ms",
-        label: "Max time to first token",
-        unit: "ms",
-        range: Range::Float { min: 1.0, max: 1e7 },
-        default: "",
-        auto: false,
-    },
-    Key {
-        field: Field::RequestRate,
-        url: "rps",
-        flag: "--request-rate",
-        label: "Request rate",
-        unit: "req/s",
-        range: Range::Float {
-            min: 0.001,
-            max: 1e6,
-        },
-        default: "",
-        auto: false,
-    },
-    Key {
-        field: Field::PrefixCacheHitRate,
-        url: "pch",
-        flag: "--prefix-cache-hit-rate",
-        label: "Prefix cache hit rate",
-        unit: "fraction",
-        range: Range::Float { min: 0.0, max: 1.0 },
-        default: "",
-        auto: false,
-    },
-    Key {
-        field: Field::ExpertParallel,
-        url: "ep",
-        flag: "--enable-expert-parallel",
-        label: "Expert parallel (MoE)",
-        unit: "",
-        range: Range::Flag,
-        default: "",
-        auto: false,
-    },
-    Key {
-        field: Field::AllowLongMaxModelLen,
-        url: "longlen",
-        flag: "--allow-long-max-model-len",
-        label: "Allow a context above the model's (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)",
-        unit: "",
-        range: Range::Flag,
-        default: "",
-        auto: false,
-    },
-    Key {
-        field: Field::Command,
-        url: "cmd",
-        flag: "--command",
-        label: "Check my command",
-        unit: "",
-        range: Range::Text,
-        default: "",
-        auto: false,
-    },
-];
-
-/// Longest pasted command accepted (characters): a Kubernetes manifest's container section
-/// fits; the URL codec takes this key up to this length instead of
-/// [`crate::share::MAX_VALUE_LEN`].
-pub const MAX_COMMAND_LEN: usize = 8000;
-
-/// The row of a field.
-#[must_use]
-pub fn key(field: Field) -> &'static Key {
-    // Every Field has exactly one row (test `every_field_has_one_row`); the fallback is
-    // never taken.
-    KEYS.iter().find(|k| k.field == field).unwrap_or(&KEYS[0])
-}
-
-/// The row of a URL key.
-#[must_use]
-pub fn by_url(url: &str) -> Option<&'static Key> {
-    KEYS.iter().find(|k| k.url == url)
-}
-
-impl Key {
-    /// Checks a whole number against the row's range.
-    ///
-    /// # Errors
-    /// The one out-of-range message: "`--block-size` must be between 1 and 1024; got 0".
-    pub fn check_int(&self, n: u64) -> Result<u64, String> {
-        match self.range {
-            Range::Int { min, max } if n < min || n > max => Err(self.outside(&n.to_string())),
-            _ => Ok(n),
-        }
-    }
-
-    /// Checks a decimal number against the row's range (NaN and infinities are refused).
-    ///
-    /// # Errors
-    /// The one out-of-range message, as [`Key::check_int`].
-    pub fn check_float(&self, x: f64) -> Result<f64, String> {
-        match self.range {
-            Range::Float { min, max } if !x.is_finite() || x < min || x > max => {
-                Err(self.outside(&x.to_string()))
-            }
-            _ => Ok(x),
-        }
-    }
-
-    fn outside(&self, got: &str) -> String {
-        format!(
-            "`{}` must be between {} and {}; got {got}",
-            self.flag,
-            self.min_text(),
-            self.max_text()
-        )
-    }
-
-    /// The smallest value as text (for messages and the UI field's `min`); empty if none.
-    #[must_use]
-    pub fn min_text(&self) -> String {
-        match self.range {
-            Range::Int { min, .. } => min.to_string(),
-            Range::Float { min, .. } => min.to_string(),
-            _ => String::new(),
-        }
-    }
-
-    /// The largest value as text (for messages and the UI field's `max`); empty if none.
-    #[must_use]
-    pub fn max_text(&self) -> String {
-        match self.range {
-            Range::Int { max, .. } => max.to_string(),
-            Range::Float { max, .. } => max.to_string(),
-            _ => String::new(),
-        }
-    }
-
-    fn int(&self, v: &str) -> Result<u64, String> {
-        let n: u64 = v
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{v}` is not a whole number"))?;
-        self.check_int(n)
-    }
-
-    fn float(&self, v: &str) -> Result<f64, String> {
-        let x =
-            crate::decimal::parse_f64(v.trim()).ok_or_else(|| format!("`{v}` is not a number"))?;
-        self.check_float(x)
-    }
+    /// [`Buyer::years`].
+    Years,
+    /// [`Buyer::kwh_price_usd`].
+    KwhPrice,
+    /// [`Buyer::pue`].
+    Pue,
+    /// [`Buyer::utilization`].
+    Utilization,
+    /// [`Buyer::resale_fraction`].
+    Resale,
+    /// [`Buyer::api_input_usd_per_million`].
+    ApiInputPrice,
+    /// [`Buyer::api_output_usd_per_million`].
+    ApiOutputPrice,
+    /// [`Buyer::max_power_kw`].
+    MaxPowerKw,
+    /// [`Buyer::max_rack_kw`].
+    MaxRackKw,
+    /// [`Buyer::max_budget_usd`].
+    MaxBudgetUsd,
+    /// [`Buyer::on_prem`].
+    OnPrem,
+    /// [`Buyer::vendor`].
+    Vendor,
 }
 
 impl Inputs {
@@ -583,6 +284,7 @@ impl Inputs {
     pub fn text(&self, field: Field) -> Option<String> {
         let f = &self.flags;
         let w = &self.workload;
+        let b = &self.buyer;
         let n = |x: Option<u64>| x.map(|x| x.to_string());
         match field {
             Field::Model => Some(self.model.clone()),
@@ -607,6 +309,18 @@ impl Inputs {
             Field::ExpertParallel => f.expert_parallel.then(|| "1".to_string()),
             Field::AllowLongMaxModelLen => f.allow_long_max_model_len.then(|| "1".to_string()),
             Field::Command => (!self.command.is_empty()).then(|| self.command.clone()),
+            Field::Years => Some(short(b.years)),
+            Field::KwhPrice => Some(short(b.kwh_price_usd)),
+            Field::Pue => Some(short(b.pue)),
+            Field::Utilization => Some(short(b.utilization)),
+            Field::Resale => b.resale_fraction.map(short),
+            Field::ApiInputPrice => b.api_input_usd_per_million.map(short),
+            Field::ApiOutputPrice => b.api_output_usd_per_million.map(short),
+            Field::MaxPowerKw => b.max_power_kw.map(short),
+            Field::MaxRackKw => b.max_rack_kw.map(short),
+            Field::MaxBudgetUsd => b.max_budget_usd.map(short),
+            Field::OnPrem => b.on_prem.then(|| "1".to_string()),
+            Field::Vendor => b.vendor.map(str::to_string),
         }
     }
 
@@ -636,6 +350,7 @@ impl Inputs {
             && matches!(k.range, Range::Int { .. } | Range::Float { .. });
         let f = &mut self.flags;
         let w = &mut self.workload;
+        let b = &mut self.buyer;
         match field {
             Field::GpuMemoryUtilization if clear => f.gpu_memory_utilization = None,
             Field::MaxNumSeqs if clear => f.max_num_seqs = None,
@@ -647,6 +362,12 @@ impl Inputs {
             Field::MaxTtftMs if clear => w.max_ttft_ms = None,
             Field::RequestRate if clear => w.request_rate = None,
             Field::PrefixCacheHitRate if clear => w.prefix_cache_hit_rate = None,
+            Field::Resale if clear => b.resale_fraction = None,
+            Field::ApiInputPrice if clear => b.api_input_usd_per_million = None,
+            Field::ApiOutputPrice if clear => b.api_output_usd_per_million = None,
+            Field::MaxPowerKw if clear => b.max_power_kw = None,
+            Field::MaxRackKw if clear => b.max_rack_kw = None,
+            Field::MaxBudgetUsd if clear => b.max_budget_usd = None,
             Field::Model | Field::Gpu if v.is_empty() => {
                 return Err(format!("{} is empty", k.label));
             }
@@ -707,6 +428,28 @@ impl Inputs {
             // text is "no command". The checker reads it, the plan does not.
             Field::Command if v.is_empty() => self.command.clear(),
             Field::Command => self.command = value.to_string(),
+            Field::Years => b.years = k.float(value)?,
+            Field::KwhPrice => b.kwh_price_usd = k.float(value)?,
+            Field::Pue => b.pue = k.float(value)?,
+            Field::Utilization => b.utilization = k.float(value)?,
+            Field::Resale => b.resale_fraction = Some(k.float(value)?),
+            Field::ApiInputPrice => b.api_input_usd_per_million = Some(k.float(value)?),
+            Field::ApiOutputPrice => b.api_output_usd_per_million = Some(k.float(value)?),
+            Field::MaxPowerKw => b.max_power_kw = Some(k.float(value)?),
+            Field::MaxRackKw => b.max_rack_kw = Some(k.float(value)?),
+            Field::MaxBudgetUsd => b.max_budget_usd = Some(k.float(value)?),
+            Field::OnPrem => b.on_prem = flag(value)?,
+            Field::Vendor if v.is_empty() || v.eq_ignore_ascii_case("any") => b.vendor = None,
+            Field::Vendor => {
+                b.vendor = Some(
+                    VENDORS
+                        .into_iter()
+                        .find(|x| x.eq_ignore_ascii_case(v))
+                        .ok_or_else(|| {
+                            format!("unknown GPU vendor `{v}` (any, {})", VENDORS.join(", "))
+                        })?,
+                );
+            }
         }
         Ok(())
     }
@@ -753,7 +496,7 @@ pub fn short(x: f64) -> String {
 mod tests {
     use super::*;
 
-    const ALL: [Field; 22] = [
+    const ALL: [Field; 34] = [
         Field::Model,
         Field::Gpu,
         Field::Format,
@@ -776,6 +519,18 @@ mod tests {
         Field::ExpertParallel,
         Field::AllowLongMaxModelLen,
         Field::Command,
+        Field::Years,
+        Field::KwhPrice,
+        Field::Pue,
+        Field::Utilization,
+        Field::Resale,
+        Field::ApiInputPrice,
+        Field::ApiOutputPrice,
+        Field::MaxPowerKw,
+        Field::MaxRackKw,
+        Field::MaxBudgetUsd,
+        Field::OnPrem,
+        Field::Vendor,
     ];
 
     #[test]

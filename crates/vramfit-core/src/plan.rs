@@ -46,7 +46,7 @@ mod scaling;
 use files::weights_provenance;
 pub use files::{catalog_files, custom_plan, header_weights, ModelFiles, Provenance};
 pub use fix::{repair, settle, Fix, Needed, Repair, Settled, MAX_FIXES};
-pub use parts::{checkpoint, placeholder_repo, Checkpoint, Launch, Running};
+pub use parts::{checkpoint, cost, placeholder_repo, Checkpoint, Cost, Launch, Running};
 pub use scaling::{
     default_load, latency_curves, pcie_gb_per_s, scaling, scaling_at, LatencyCurve, LatencyPoint,
     Scaling, LATENCY_TPS, SCALING_LAYOUTS,
@@ -136,21 +136,6 @@ pub fn speed_band(engine: crate::engine::Engine, value: f64) -> Band {
         }
         None => Band::rel(value, 0.0),
     }
-}
-
-/// Costs of a placement.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Cost {
-    /// GPUs.
-    pub gpus: u64,
-    /// Purchase budget, USD.
-    pub purchase_usd: Option<f64>,
-    /// Cloud price per hour, USD.
-    pub cloud_usd_per_hour: Option<f64>,
-    /// USD per million output tokens at cloud prices.
-    pub usd_per_million_tokens: Option<f64>,
-    /// Board power of all GPUs, W.
-    pub power_w: Option<f64>,
 }
 
 /// One weight format's result, for the side-by-side view.
@@ -340,21 +325,6 @@ pub fn scenario(
 }
 
 use crate::units::real as f;
-
-/// Costs of `gpus` GPUs producing `tokens_per_s` output tokens per second.
-#[must_use]
-pub fn cost(gpu: &Gpu, gpus: u64, tokens_per_s: f64) -> Cost {
-    let hour = gpu.price.cloud_usd_per_hour.map(|p| p * f(gpus));
-    Cost {
-        gpus,
-        purchase_usd: gpu.price.purchase_usd.map(|p| p * f(gpus)),
-        cloud_usd_per_hour: hour,
-        usd_per_million_tokens: hour
-            .filter(|_| tokens_per_s > 0.0)
-            .map(|h| h / (tokens_per_s * 3600.0) * 1e6),
-        power_w: gpu.tdp_w.map(|w| w * f(gpus)),
-    }
-}
 
 /// The most replicas the search for a request rate considers (a rate the table accepts,
 /// 10^6 req/s, over this many replicas is far below one request per replica per second).
@@ -585,8 +555,16 @@ pub fn limit_of(s: &Scenario, e: &Estimate, replicas: u64, sv: &Serving) -> &'st
 /// assert!(p.estimate.weights_bytes > 0);
 /// ```
 pub fn plan(cat: &Catalog, inputs: &Inputs) -> Result<Plan, PlanError> {
+    plan_on(cat, inputs, resolve_gpu(cat, &inputs.gpu)?)
+}
+
+/// [`plan`] on a GPU entry given whole (a catalog GPU as a platform seats it, with that
+/// platform's node size and network: [`crate::budget`]); `inputs.gpu` is not read.
+///
+/// # Errors
+/// As [`plan`], for the model.
+pub fn plan_on(cat: &Catalog, inputs: &Inputs, gpu: &Gpu) -> Result<Plan, PlanError> {
     let (model, implied, implied_group) = resolve_model(cat, &inputs.model)?;
-    let gpu = resolve_gpu(cat, &inputs.gpu)?;
     let arch = model
         .arch()
         .map_err(|e| PlanError::BadModel(e.to_string()))?;

@@ -312,6 +312,11 @@ pub struct Replica {
     pub link: f64,
     /// All-reduce latency, s.
     pub alpha: f64,
+    /// Link of the pipeline hand-off, bytes/s per direction: the network between nodes when
+    /// the replica spans nodes ([`Replica::of`]), else [`Replica::link`].
+    pub stage_link: f64,
+    /// Latency of one hand-off, s.
+    pub stage_alpha: f64,
 }
 
 /// The traffic: lengths, arrivals, prefix-cache hits.
@@ -431,7 +436,7 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
     };
     // Pipeline hand-off: one activation transfer per stage boundary.
     let p2p = if stages > 1.0 {
-        r.alpha + t * r.hidden * 2.0 / (r.link * k.eta_link)
+        r.stage_alpha + t * r.hidden * 2.0 / (r.stage_link * k.eta_link)
     } else {
         0.0
     };
@@ -658,6 +663,16 @@ fn serve_rank(r: &Replica, k: &Constants, t: &Traffic) -> Serving {
 pub const ALPHA_FAST_LINK_S: f64 = 8e-6;
 /// Latency of one all-reduce over PCIe, seconds (20–30 µs in the same measurements).
 pub const ALPHA_PCIE_S: f64 = 25e-6;
+/// The network between nodes where the catalog states none: 100 Gb/s Ethernet, NCCL over
+/// TCP sockets (12.5 GB/s per direction, about 50 µs per transfer), the network of the
+/// published runs across nodes (`accuracy/speed.rs`).
+pub const SOCKET_NETWORK_BYTES_PER_S: f64 = 12.5e9;
+/// See [`SOCKET_NETWORK_BYTES_PER_S`].
+pub const ALPHA_SOCKET_S: f64 = 50e-6;
+/// Latency of one small transfer between nodes over RDMA (InfiniBand, RoCE): 19–20 µs for
+/// an 8-byte all-reduce of two A100s in two nodes over InfiniBand HDR (nccl-tests#150,
+/// `all_reduce_perf -b 8`, 2023-06-29).
+pub const ALPHA_RDMA_S: f64 = 20e-6;
 
 /// Engine defaults for TensorRT-LLM's scheduler (`tensorrt_llm/builder.py` `BuildConfig`:
 /// `max_batch_size = 2048`, `max_num_tokens = 8192`).
@@ -714,6 +729,20 @@ impl Replica {
             (e.max_num_seqs, e.max_num_batched_tokens)
         };
         let fast = gpu.has_fast_link();
+        let link = gpu.link_gb_per_s() * 1e9;
+        let alpha = if fast {
+            ALPHA_FAST_LINK_S
+        } else {
+            ALPHA_PCIE_S
+        };
+        // A replica larger than a node hands activations between nodes over the network
+        // (TP stays inside the node: `sizing/refusal.rs`).
+        let spans = tp.saturating_mul(pp) > gpu.interconnect.gpus_per_node.unwrap_or(1).max(1);
+        let (stage_link, stage_alpha) = match gpu.interconnect.scale_out {
+            _ if !spans => (link, alpha),
+            Some(n) => (n.gb_per_s * 1e9, n.alpha_s),
+            None => (SOCKET_NETWORK_BYTES_PER_S, ALPHA_SOCKET_S),
+        };
         let kv_of = |a| m.kv_bytes_per_token_kind(a, s.kv_bytes(), tp);
         let per_full = kv_of(crate::model::LayerAttention::Full);
         let per_window = kv_of(crate::model::LayerAttention::Sliding { window: 1 });
@@ -772,12 +801,10 @@ impl Replica {
             bandwidth: gpu.memory_bandwidth_gb_per_s * 1e9,
             flops,
             flops16,
-            link: gpu.link_gb_per_s() * 1e9,
-            alpha: if fast {
-                ALPHA_FAST_LINK_S
-            } else {
-                ALPHA_PCIE_S
-            },
+            link,
+            alpha,
+            stage_link,
+            stage_alpha,
         }
     }
 
@@ -819,6 +846,8 @@ impl Replica {
         Self {
             link: link_bytes_per_s,
             alpha: alpha_s,
+            stage_link: link_bytes_per_s,
+            stage_alpha: alpha_s,
             ..self
         }
     }
@@ -862,6 +891,8 @@ mod tests {
             flops16: 989e12,
             link: 450e9,
             alpha: 8e-6,
+            stage_link: 450e9,
+            stage_alpha: 8e-6,
         }
     }
 
@@ -955,6 +986,36 @@ mod tests {
         assert_eq!(over.limited_by, Limit::Queue);
         assert_eq!(over.ttft_ms, None);
         assert_eq!(over.e2e_ms, None);
+    }
+
+    #[test]
+    fn a_pipeline_across_nodes_hands_off_over_the_network() {
+        // PP 2 with 8 requests: each stage boundary moves the micro-batch's
+        // 4 tokens × 4096 hidden × 2 bytes once, at α + bytes / (link × eta_link). Over a
+        // 50 GB/s InfiniBand NIC (α 20 µs) instead of NVLink (450 GB/s, α 8 µs) the step
+        // grows by exactly the difference.
+        let pp = Replica {
+            pp: 2.0,
+            layers: 16.0,
+            ..replica()
+        };
+        let ib = Replica {
+            stage_link: 50e9,
+            stage_alpha: ALPHA_RDMA_S,
+            ..pp
+        };
+        let a = step_time(&pp, &FITTED, 8.0, 1000.0, 0.0, 0.0);
+        let b = step_time(&ib, &FITTED, 8.0, 1000.0, 0.0, 0.0);
+        let msg = 4.0 * 4096.0 * 2.0;
+        let hop = |link: f64, alpha: f64| alpha + msg / (link * FITTED.eta_link);
+        let expected = hop(50e9, 20e-6) - hop(450e9, 8e-6);
+        assert!(
+            (b.itl - a.itl - expected).abs() < 1e-12,
+            "{} vs {expected}",
+            b.itl - a.itl
+        );
+        // TP's all-reduces stay on the node's own link.
+        assert_eq!(a.comm, b.comm);
     }
 
     #[test]

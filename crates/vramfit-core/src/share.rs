@@ -207,7 +207,7 @@ mod tests {
     use super::*;
     use crate::dtype::{KvDtype, WeightFormat};
     use crate::engine::Engine;
-    use crate::inputs::{EngineFlags, Workload};
+    use crate::inputs::{Buyer, EngineFlags, Workload};
 
     #[test]
     fn garbage_falls_back_with_notices() {
@@ -247,6 +247,20 @@ mod tests {
                 max_ttft_ms: Some(750.0),
                 request_rate: Some(2.5),
                 prefix_cache_hit_rate: Some(0.25),
+            },
+            buyer: Buyer {
+                years: 5.5,
+                kwh_price_usd: 0.09,
+                pue: 1.2,
+                utilization: 0.8,
+                resale_fraction: Some(0.1),
+                api_input_usd_per_million: Some(0.23),
+                api_output_usd_per_million: Some(0.4),
+                max_power_kw: Some(40.0),
+                max_rack_kw: Some(17.5),
+                max_budget_usd: Some(250_000.0),
+                on_prem: true,
+                vendor: Some("amd"),
             },
             command: "vllm serve 'a b' \\\n  --tp=2 # é & = ?".into(),
         };

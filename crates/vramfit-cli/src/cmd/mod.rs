@@ -2,6 +2,7 @@
 //! what was read from disk) and returns the exact stdout and exit status; nothing here prints.
 
 pub mod accuracy;
+pub mod budget;
 pub mod catalog;
 pub mod fit;
 pub mod inspect;

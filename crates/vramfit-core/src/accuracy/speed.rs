@@ -151,9 +151,9 @@ fn ms_after(notes: &str, key: &str) -> Option<f64> {
 
 /// Inter-node links of the sources that run TP across nodes: 100 Gb/s Ethernet through Ray
 /// (12.5 GB/s, about 50 µs per collective: NCCL over TCP sockets).
-const NETWORK_LINK_BYTES_PER_S: f64 = 12.5e9;
-/// See [`NETWORK_LINK_BYTES_PER_S`].
-const NETWORK_ALPHA_S: f64 = 50e-6;
+use crate::serving::{
+    ALPHA_SOCKET_S as NETWORK_ALPHA_S, SOCKET_NETWORK_BYTES_PER_S as NETWORK_LINK_BYTES_PER_S,
+};
 
 fn norm(name: &str) -> String {
     let mut s = name.trim().to_ascii_lowercase();

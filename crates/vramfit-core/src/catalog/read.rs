@@ -7,6 +7,9 @@
 //! `null`, a field with a default may be missing, and anything else names the field. The unit
 //! test below checks them against the derived `Deserialize` on every catalog file.
 
+use super::platform::{
+    ApiPrice, Platform, PlatformKind, PlatformLink, PlatformPower, PlatformPrice, Sourced, Tco,
+};
 use super::{DenseTflops, GgufRepo, Gpu, Interconnect, Model, NonTextParams, Price, QuantizedRepo};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -205,6 +208,7 @@ fn interconnect(v: &Value) -> Result<Interconnect, String> {
         generation: o.opt_str("generation"),
         gb_per_s_per_direction: o.opt_f64("gb_per_s_per_direction"),
         gpus_per_node: o.opt_u64("gpus_per_node"),
+        scale_out: None,
     };
     o.done(i)
 }
@@ -219,8 +223,128 @@ fn price(v: &Value) -> Result<Price, String> {
         cloud_usd_per_hour: o.opt_f64("cloud_usd_per_hour"),
         cloud_date: o.opt_str("cloud_date"),
         cloud_source: o.opt_str("cloud_source"),
+        cloud_reserved_usd_per_hour: o.opt_f64("cloud_reserved_usd_per_hour"),
+        cloud_reserved_term: o.opt_str("cloud_reserved_term"),
+        cloud_reserved_date: o.opt_str("cloud_reserved_date"),
+        cloud_reserved_source: o.opt_str("cloud_reserved_source"),
     };
     o.done(p)
+}
+
+pub(super) fn platform(v: &mut Value) -> Result<Platform, String> {
+    let o = Obj::of(v)?;
+    let kind = o.str("kind");
+    let p = Platform {
+        id: o.str("id"),
+        name: o.str("name"),
+        kind: PlatformKind::parse(&kind),
+        vendor: o.str("vendor"),
+        gpus: o.strs("gpus"),
+        gpus_per_node: o.u64("gpus_per_node"),
+        gpu_counts: o.req("gpu_counts", "a list of GPU counts", |v| {
+            v.as_array()?.iter().map(Value::as_u64).collect()
+        }),
+        price: o.nested_req("price", platform_price),
+        power: o.nested_req("power", platform_power),
+        rack_units: o.opt_u64("rack_units"),
+        intra_node_link: o.nested("intra_node_link", platform_link),
+        inter_node_link: o.nested("inter_node_link", platform_link),
+        engines: o.strs("engines"),
+        on_prem: o
+            .opt("on_prem", "true or false", Value::as_bool)
+            .unwrap_or(true),
+        source: o.opt_str("source").unwrap_or_default(),
+        notes: o.opt_str("notes"),
+    };
+    if p.kind.is_none() {
+        o.fail(format!(
+            "`kind` must be baseboard, pcie-server, workstation, rack or system; got `{kind}`"
+        ));
+    }
+    o.done(p)
+}
+
+fn platform_price(v: &Value) -> Result<PlatformPrice, String> {
+    let o = Obj::of(v)?;
+    let p = PlatformPrice {
+        usd_without_gpus: o.opt_f64("usd_without_gpus"),
+        system_usd: o.opt_f64("system_usd"),
+        kind: o.opt_str("kind"),
+        date: o.opt_str("date"),
+        source: o.opt_str("source").unwrap_or_default(),
+    };
+    o.done(p)
+}
+
+fn platform_power(v: &Value) -> Result<PlatformPower, String> {
+    let o = Obj::of(v)?;
+    let p = PlatformPower {
+        host_w: o.opt_f64("host_w"),
+        system_w: o.opt_f64("system_w"),
+        source: o.opt_str("source").unwrap_or_default(),
+    };
+    o.done(p)
+}
+
+fn platform_link(v: &Value) -> Result<PlatformLink, String> {
+    let o = Obj::of(v)?;
+    let l = PlatformLink {
+        kind: o.str("kind"),
+        generation: o.opt_str("generation"),
+        gb_per_s_per_direction: o
+            .opt_f64("gb_per_s_per_direction")
+            .or_else(|| o.opt_f64("gb_per_s_per_direction_per_gpu")),
+        network_usd_per_node: o.opt_f64("network_usd_per_node"),
+        source: o.opt_str("source").unwrap_or_default(),
+    };
+    o.done(l)
+}
+
+fn sourced(v: &Value) -> Result<Sourced, String> {
+    let o = Obj::of(v)?;
+    let s = Sourced {
+        value: o.f64("value"),
+        date: o.opt_str("date"),
+        source: o.opt_str("source").unwrap_or_default(),
+    };
+    o.done(s)
+}
+
+fn api_price(v: &Value) -> Result<ApiPrice, String> {
+    let o = Obj::of(v)?;
+    let a = ApiPrice {
+        provider: o.str("provider"),
+        model: o.str("model"),
+        input_usd_per_million: o.f64("input_usd_per_million"),
+        output_usd_per_million: o.f64("output_usd_per_million"),
+        date: o.opt_str("date"),
+        source: o.opt_str("source").unwrap_or_default(),
+    };
+    o.done(a)
+}
+
+/// The cost defaults and API examples of `catalog/tco.json`.
+pub(super) fn tco(text: &str) -> Result<Tco, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("catalog tco.json: {e}"))?;
+    let o = Obj::of(&v).map_err(|e| format!("catalog tco.json: {e}"))?;
+    let d = o.nested_req("defaults", |v| {
+        let o = Obj::of(v)?;
+        let d = Tco {
+            years: o.nested_req("years", sourced),
+            kwh_price_usd: o.nested_req("kwh_price_usd", sourced),
+            pue: o.nested_req("pue", sourced),
+            utilization: o.nested_req("utilization", sourced),
+            idle_power_fraction: o.nested_req("idle_power_fraction", sourced),
+            resale_fraction: o.nested_req("resale_fraction", sourced),
+            api_examples: Vec::new(),
+        };
+        o.done(d)
+    });
+    let t = Tco {
+        api_examples: o.list("api_examples", api_price),
+        ..d
+    };
+    o.done(t).map_err(|e| format!("catalog tco.json: {e}"))
 }
 
 pub(super) fn model(v: &mut Value) -> Result<Model, String> {

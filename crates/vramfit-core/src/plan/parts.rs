@@ -13,7 +13,7 @@
 //! `quantization_config` from its `config.json`); when the catalog knows none, the repo is a
 //! placeholder the page labels as such, never the 16-bit id.
 
-use super::{cost, limit_of, operating_point, speed_band, Band, Cost, Fix, Repair, Settled};
+use super::{limit_of, operating_point, speed_band, Band, Fix, Repair, Settled};
 use super::{Inputs, TTFT_REL_ERR};
 use crate::catalog::{Gpu, Model};
 use crate::dtype::{KvDtype, WeightFormat};
@@ -43,6 +43,36 @@ pub struct Running {
     pub decode_band: Band,
     /// Time-to-first-token band, seconds.
     pub ttft_band: Band,
+}
+
+/// Costs of a placement.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Cost {
+    /// GPUs.
+    pub gpus: u64,
+    /// Purchase budget, USD.
+    pub purchase_usd: Option<f64>,
+    /// Cloud price per hour, USD.
+    pub cloud_usd_per_hour: Option<f64>,
+    /// USD per million output tokens at cloud prices.
+    pub usd_per_million_tokens: Option<f64>,
+    /// Board power of all GPUs, W.
+    pub power_w: Option<f64>,
+}
+
+/// Costs of `gpus` GPUs producing `tokens_per_s` output tokens per second.
+#[must_use]
+pub fn cost(gpu: &Gpu, gpus: u64, tokens_per_s: f64) -> Cost {
+    let hour = gpu.price.cloud_usd_per_hour.map(|p| p * f(gpus));
+    Cost {
+        gpus,
+        purchase_usd: gpu.price.purchase_usd.map(|p| p * f(gpus)),
+        cloud_usd_per_hour: hour,
+        usd_per_million_tokens: hour
+            .filter(|_| tokens_per_s > 0.0)
+            .map(|h| h / (tokens_per_s * 3600.0) * 1e6),
+        power_w: gpu.tdp_w.map(|w| w * f(gpus)),
+    }
 }
 
 /// What the launch commands start ([`crate::commands`]): the plan, or the plan with its

@@ -14,6 +14,7 @@
     clippy::print_stderr
 )]
 
+mod budget;
 mod calibration;
 mod catalog;
 mod fixes;

@@ -1,0 +1,529 @@
+//! The input table: one row per input ([`KEYS`]), with its URL key, CLI flag, label,
+//! unit, range and default, and the range checks every parser shares.
+
+use super::Field;
+
+/// What values an input takes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Range {
+    /// Free text: a catalog id, alias or repo id (must not be empty), or the pasted launch
+    /// command (may be empty: no command; at most [`MAX_COMMAND_LEN`] characters).
+    Text,
+    /// One of a list of ids (formats, dtypes, engines).
+    Choice,
+    /// A whole number in `min..=max`.
+    Int {
+        /// Smallest accepted value.
+        min: u64,
+        /// Largest accepted value.
+        max: u64,
+    },
+    /// A decimal number in `min..=max`.
+    Float {
+        /// Smallest accepted value.
+        min: f64,
+        /// Largest accepted value.
+        max: f64,
+    },
+    /// On or off (`1`/`0`, `true`/`false`).
+    Flag,
+}
+
+/// One input, described once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Key {
+    /// The field it sets.
+    pub field: Field,
+    /// URL query key (stable: links in the wild use it).
+    pub url: &'static str,
+    /// CLI flag, as `vllm serve` spells it where vLLM has one.
+    pub flag: &'static str,
+    /// UI label.
+    pub label: &'static str,
+    /// Unit of the value (empty when it has none).
+    pub unit: &'static str,
+    /// Accepted values.
+    pub range: Range,
+    /// The default, as the URL writes it (empty = none: engine default or automatic).
+    pub default: &'static str,
+    /// `auto` is accepted and means "no value" (the engine's default, fewest GPUs, the
+    /// model's maximum).
+    pub auto: bool,
+}
+
+/// Every input. The URL codec writes keys in this order.
+pub const KEYS: [Key; 34] = [
+    Key {
+        field: Field::Model,
+        url: "model",
+        flag: "model",
+        label: "Model",
+        unit: "",
+        range: Range::Text,
+        default: "llama-3.1-8b",
+        auto: false,
+    },
+    Key {
+        field: Field::Gpu,
+        url: "gpu",
+        flag: "--gpu",
+        label: "GPU",
+        unit: "",
+        range: Range::Text,
+        default: "h100-sxm",
+        auto: false,
+    },
+    Key {
+        field: Field::Format,
+        url: "quant",
+        flag: "--quantization",
+        label: "Weights",
+        unit: "",
+        range: Range::Choice,
+        default: "",
+        auto: true,
+    },
+    Key {
+        field: Field::KvDtype,
+        url: "kv",
+        flag: "--kv-cache-dtype",
+        label: "KV cache",
+        unit: "",
+        range: Range::Choice,
+        default: "auto",
+        auto: false,
+    },
+    Key {
+        field: Field::Engine,
+        url: "engine",
+        flag: "--engine",
+        label: "Engine",
+        unit: "",
+        range: Range::Choice,
+        default: "vllm-0.19",
+        auto: false,
+    },
+    Key {
+        field: Field::GpuMemoryUtilization,
+        url: "util",
+        flag: "--gpu-memory-utilization",
+        label: "GPU memory utilization",
+        unit: "fraction",
+        range: Range::Float {
+            min: 0.05,
+            max: 1.0,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::MaxModelLen,
+        url: "len",
+        flag: "--max-model-len",
+        label: "Context length",
+        unit: "tokens",
+        range: Range::Int {
+            min: 1,
+            max: 1 << 24,
+        },
+        default: "8192",
+        auto: true,
+    },
+    Key {
+        field: Field::MaxNumSeqs,
+        url: "seqs",
+        flag: "--max-num-seqs",
+        label: "Max sequences",
+        unit: "requests",
+        range: Range::Int {
+            min: 1,
+            max: 1 << 16,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::MaxNumBatchedTokens,
+        url: "batched",
+        flag: "--max-num-batched-tokens",
+        label: "Max batched tokens",
+        unit: "tokens",
+        range: Range::Int {
+            min: 1,
+            max: 1 << 22,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::BlockSize,
+        url: "block",
+        flag: "--block-size",
+        label: "KV block size",
+        unit: "tokens",
+        range: Range::Int { min: 1, max: 1024 },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::TensorParallelSize,
+        url: "tp",
+        flag: "--tensor-parallel-size",
+        label: "Tensor parallel",
+        unit: "GPUs",
+        range: Range::Int { min: 1, max: 128 },
+        default: "",
+        auto: true,
+    },
+    Key {
+        field: Field::PipelineParallelSize,
+        url: "pp",
+        flag: "--pipeline-parallel-size",
+        label: "Pipeline parallel",
+        unit: "GPUs",
+        range: Range::Int { min: 1, max: 128 },
+        default: "",
+        auto: true,
+    },
+    Key {
+        field: Field::Users,
+        url: "users",
+        flag: "--users",
+        label: "Concurrent users",
+        unit: "requests",
+        range: Range::Int {
+            min: 1,
+            max: 1 << 20,
+        },
+        default: "1",
+        auto: false,
+    },
+    Key {
+        field: Field::PromptTokens,
+        url: "prompt",
+        flag: "--prompt-tokens",
+        label: "Prompt tokens",
+        unit: "tokens",
+        range: Range::Int {
+            min: 0,
+            max: 1 << 24,
+        },
+        default: "1024",
+        auto: false,
+    },
+    Key {
+        field: Field::OutputTokens,
+        url: "output",
+        flag: "--output-tokens",
+        label: "Output tokens",
+        unit: "tokens",
+        range: Range::Int {
+            min: 1,
+            max: 1 << 24,
+        },
+        default: "256",
+        auto: false,
+    },
+    Key {
+        field: Field::TargetTokensPerS,
+        url: "tps",
+        flag: "--target-tokens-per-s",
+        label: "Target decode speed",
+        unit: "tokens/s per user",
+        range: Range::Float { min: 0.0, max: 1e6 },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::MaxTtftMs,
+        url: "ttft",
+        flag: "--max-ttft-ms",
+        label: "Max time to first token",
+        unit: "ms",
+        range: Range::Float { min: 1.0, max: 1e7 },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::RequestRate,
+        url: "rps",
+        flag: "--request-rate",
+        label: "Request rate",
+        unit: "req/s",
+        range: Range::Float {
+            min: 0.001,
+            max: 1e6,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::PrefixCacheHitRate,
+        url: "pch",
+        flag: "--prefix-cache-hit-rate",
+        label: "Prefix cache hit rate",
+        unit: "fraction",
+        range: Range::Float { min: 0.0, max: 1.0 },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::ExpertParallel,
+        url: "ep",
+        flag: "--enable-expert-parallel",
+        label: "Expert parallel (MoE)",
+        unit: "",
+        range: Range::Flag,
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::AllowLongMaxModelLen,
+        url: "longlen",
+        flag: "--allow-long-max-model-len",
+        label: "Allow a context above the model's (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)",
+        unit: "",
+        range: Range::Flag,
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::Command,
+        url: "cmd",
+        flag: "--command",
+        label: "Check my command",
+        unit: "",
+        range: Range::Text,
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::Years,
+        url: "years",
+        flag: "--years",
+        label: "Years of service",
+        unit: "years",
+        range: Range::Float {
+            min: 0.25,
+            max: 20.0,
+        },
+        default: "4",
+        auto: false,
+    },
+    Key {
+        field: Field::KwhPrice,
+        url: "kwh",
+        flag: "--kwh-price",
+        label: "Electricity",
+        unit: "USD/kWh",
+        range: Range::Float { min: 0.0, max: 2.0 },
+        default: "0.146",
+        auto: false,
+    },
+    Key {
+        field: Field::Pue,
+        url: "pue",
+        flag: "--pue",
+        label: "PUE",
+        unit: "",
+        range: Range::Float { min: 1.0, max: 3.0 },
+        default: "1.56",
+        auto: false,
+    },
+    Key {
+        field: Field::Utilization,
+        url: "busy",
+        flag: "--utilization",
+        label: "Utilisation",
+        unit: "fraction of hours",
+        range: Range::Float {
+            min: 0.01,
+            max: 1.0,
+        },
+        default: "0.6",
+        auto: false,
+    },
+    Key {
+        field: Field::Resale,
+        url: "resale",
+        flag: "--resale",
+        label: "Resale value",
+        unit: "fraction of purchase",
+        range: Range::Float { min: 0.0, max: 1.0 },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::ApiInputPrice,
+        url: "apiin",
+        flag: "--api-input-price",
+        label: "API input price",
+        unit: "USD per M tokens",
+        range: Range::Float {
+            min: 0.0,
+            max: 1000.0,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::ApiOutputPrice,
+        url: "apiout",
+        flag: "--api-output-price",
+        label: "API output price",
+        unit: "USD per M tokens",
+        range: Range::Float {
+            min: 0.0,
+            max: 1000.0,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::MaxPowerKw,
+        url: "maxkw",
+        flag: "--max-power-kw",
+        label: "Power cap",
+        unit: "kW",
+        range: Range::Float {
+            min: 0.01,
+            max: 1e6,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::MaxRackKw,
+        url: "rackkw",
+        flag: "--max-rack-kw",
+        label: "Power per rack",
+        unit: "kW",
+        range: Range::Float {
+            min: 0.1,
+            max: 1000.0,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::MaxBudgetUsd,
+        url: "maxusd",
+        flag: "--max-budget-usd",
+        label: "Budget cap",
+        unit: "USD",
+        range: Range::Float {
+            min: 1.0,
+            max: 1e12,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::OnPrem,
+        url: "onprem",
+        flag: "--on-prem",
+        label: "On-prem only",
+        unit: "",
+        range: Range::Flag,
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::Vendor,
+        url: "vendor",
+        flag: "--vendor",
+        label: "GPU vendor",
+        unit: "",
+        range: Range::Choice,
+        default: "",
+        auto: false,
+    },
+];
+
+/// Longest pasted command accepted (characters): a Kubernetes manifest's container section
+/// fits; the URL codec takes this key up to this length instead of
+/// [`crate::share::MAX_VALUE_LEN`].
+pub const MAX_COMMAND_LEN: usize = 8000;
+
+/// The row of a field.
+#[must_use]
+pub fn key(field: Field) -> &'static Key {
+    // Every Field has exactly one row (test `every_field_has_one_row`); the fallback is
+    // never taken.
+    KEYS.iter().find(|k| k.field == field).unwrap_or(&KEYS[0])
+}
+
+/// The row of a URL key.
+#[must_use]
+pub fn by_url(url: &str) -> Option<&'static Key> {
+    KEYS.iter().find(|k| k.url == url)
+}
+
+impl Key {
+    /// Checks a whole number against the row's range.
+    ///
+    /// # Errors
+    /// The one out-of-range message: "`--block-size` must be between 1 and 1024; got 0".
+    pub fn check_int(&self, n: u64) -> Result<u64, String> {
+        match self.range {
+            Range::Int { min, max } if n < min || n > max => Err(self.outside(&n.to_string())),
+            _ => Ok(n),
+        }
+    }
+
+    /// Checks a decimal number against the row's range (NaN and infinities are refused).
+    ///
+    /// # Errors
+    /// The one out-of-range message, as [`Key::check_int`].
+    pub fn check_float(&self, x: f64) -> Result<f64, String> {
+        match self.range {
+            Range::Float { min, max } if !x.is_finite() || x < min || x > max => {
+                Err(self.outside(&x.to_string()))
+            }
+            _ => Ok(x),
+        }
+    }
+
+    fn outside(&self, got: &str) -> String {
+        format!(
+            "`{}` must be between {} and {}; got {got}",
+            self.flag,
+            self.min_text(),
+            self.max_text()
+        )
+    }
+
+    /// The smallest value as text (for messages and the UI field's `min`); empty if none.
+    #[must_use]
+    pub fn min_text(&self) -> String {
+        match self.range {
+            Range::Int { min, .. } => min.to_string(),
+            Range::Float { min, .. } => min.to_string(),
+            _ => String::new(),
+        }
+    }
+
+    /// The largest value as text (for messages and the UI field's `max`); empty if none.
+    #[must_use]
+    pub fn max_text(&self) -> String {
+        match self.range {
+            Range::Int { max, .. } => max.to_string(),
+            Range::Float { max, .. } => max.to_string(),
+            _ => String::new(),
+        }
+    }
+
+    pub(super) fn int(&self, v: &str) -> Result<u64, String> {
+        let n: u64 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{v}` is not a whole number"))?;
+        self.check_int(n)
+    }
+
+    pub(super) fn float(&self, v: &str) -> Result<f64, String> {
+        let x =
+            crate::decimal::parse_f64(v.trim()).ok_or_else(|| format!("`{v}` is not a number"))?;
+        self.check_float(x)
+    }
+}
