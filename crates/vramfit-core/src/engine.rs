@@ -4,7 +4,9 @@
 //! (`vllm/engine/arg_utils.py`, `vllm/config/cache.py`); SGLang `mem_fraction_static` 0.88
 //! and page size 1 (`python/sglang/srt/server_args.py`); TensorRT-LLM
 //! `free_gpu_memory_fraction` 0.9 and 32 tokens per block (`docs/source/reference/memory.md`);
-//! transformers uses the whole device and a per-token dynamic cache.
+//! transformers uses the whole device and a per-token dynamic cache; llama.cpp's
+//! `llama-server` has no memory fraction (it allocates the whole `-c` context up front and
+//! either fits or fails: `sizing/llama_cpp.rs`) and no paged blocks (one cell per token).
 
 use serde::Serialize;
 
@@ -22,6 +24,8 @@ pub enum Engine {
     TrtLlm,
     /// Hugging Face transformers `generate`.
     Transformers,
+    /// llama.cpp's `llama-server` (GGUF; Metal, CUDA, Vulkan backends).
+    LlamaCpp,
 }
 
 impl Serialize for Engine {
@@ -47,8 +51,10 @@ impl Engine {
     pub const VLLM_MODELLED: std::ops::RangeInclusive<u32> = 11..=19;
 
     /// Parses `vllm`, `vllm-0.19` (any modelled version, [`Engine::VLLM_MODELLED`]),
-    /// `sglang`, `trtllm`, `tensorrt-llm`, `transformers`, `hf`. A vLLM version that is not
-    /// modelled is `None` ([`Engine::parse_any`] reads it, to say so).
+    /// `sglang`, `trtllm`, `tensorrt-llm`, `transformers`, `hf`, `llama.cpp` (also
+    /// `llama-cpp`, `llamacpp`, `llama_cpp`, `llama-server`). A vLLM version that is not
+    /// modelled is `None` ([`Engine::parse_any`] reads it, to say so). MLX is not modelled:
+    /// `mlx` is `None`.
     #[must_use]
     pub fn parse(s: &str) -> Option<Self> {
         Self::parse_any(s).filter(|e| match e {
@@ -78,11 +84,13 @@ impl Engine {
             "sglang" => Self::Sglang,
             "trtllm" | "tensorrt-llm" | "trt-llm" => Self::TrtLlm,
             "transformers" | "hf" => Self::Transformers,
+            "llama.cpp" | "llama-cpp" | "llamacpp" | "llama_cpp" | "llama-server" => Self::LlamaCpp,
             _ => return None,
         })
     }
 
-    /// The engine without its version (`vllm`, `sglang`, `trtllm`, `transformers`).
+    /// The engine without its version (`vllm`, `sglang`, `trtllm`, `transformers`,
+    /// `llama.cpp`).
     #[must_use]
     pub fn family(self) -> &'static str {
         match self {
@@ -90,11 +98,12 @@ impl Engine {
             Self::Sglang => "sglang",
             Self::TrtLlm => "trtllm",
             Self::Transformers => "transformers",
+            Self::LlamaCpp => "llama.cpp",
         }
     }
 
     /// The engine's name as its users write it (`vLLM`, `SGLang`, `TensorRT-LLM`,
-    /// `transformers`).
+    /// `transformers`, `llama.cpp`).
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -102,6 +111,7 @@ impl Engine {
             Self::Sglang => "SGLang",
             Self::TrtLlm => "TensorRT-LLM",
             Self::Transformers => "transformers",
+            Self::LlamaCpp => "llama.cpp",
         }
     }
 
@@ -113,17 +123,19 @@ impl Engine {
             Self::Sglang => "sglang".into(),
             Self::TrtLlm => "trtllm".into(),
             Self::Transformers => "transformers".into(),
+            Self::LlamaCpp => "llama.cpp".into(),
         }
     }
 
     /// Default memory fraction: vLLM `gpu_memory_utilization` 0.9, SGLang
-    /// `mem_fraction_static` 0.88, TRT-LLM `free_gpu_memory_fraction` 0.9, transformers 1.0.
+    /// `mem_fraction_static` 0.88, TRT-LLM `free_gpu_memory_fraction` 0.9, transformers 1.0,
+    /// llama.cpp 1.0 (it has no such fraction: `gpu_memory_utilization` is ignored for it).
     #[must_use]
     pub fn default_memory_fraction(self) -> f64 {
         match self {
             Self::Vllm { .. } | Self::TrtLlm => 0.9,
             Self::Sglang => 0.88,
-            Self::Transformers => 1.0,
+            Self::Transformers | Self::LlamaCpp => 1.0,
         }
     }
 
@@ -132,7 +144,7 @@ impl Engine {
     pub fn default_block_size(self) -> u64 {
         match self {
             Self::Vllm { .. } => 16,
-            Self::Sglang | Self::Transformers => 1,
+            Self::Sglang | Self::Transformers | Self::LlamaCpp => 1,
             Self::TrtLlm => 32,
         }
     }
@@ -162,5 +174,38 @@ mod tests {
         let e = i.set(crate::inputs::Field::Engine, "vllm-0.6").unwrap_err();
         assert_eq!(e, "vLLM 0.6 is not modelled: the modelled versions are vllm-0.11 to vllm-0.19 (the V1 engine; `vllm` is vllm-0.19)");
         assert_eq!(i.flags.engine, Engine::DEFAULT, "the inputs are unchanged");
+    }
+
+    #[test]
+    fn llama_cpp_parses_by_its_spellings_and_mlx_does_not() {
+        for s in [
+            "llama.cpp",
+            "llama-cpp",
+            "llamacpp",
+            "llama_cpp",
+            "llama-server",
+            " Llama.CPP ",
+        ] {
+            assert_eq!(Engine::parse(s), Some(Engine::LlamaCpp), "{s}");
+        }
+        for s in ["mlx", "mlx-lm", "llama", "ollama"] {
+            assert_eq!(Engine::parse(s), None, "{s}");
+        }
+        let e = Engine::LlamaCpp;
+        assert_eq!(e.id(), "llama.cpp");
+        assert_eq!(Engine::parse(&e.id()), Some(e), "the id round-trips");
+        assert_eq!((e.family(), e.name()), ("llama.cpp", "llama.cpp"));
+        assert_eq!(e.default_block_size(), 1);
+        // The other engines' ids are unchanged.
+        let ids: Vec<String> = [
+            Engine::DEFAULT,
+            Engine::Sglang,
+            Engine::TrtLlm,
+            Engine::Transformers,
+        ]
+        .iter()
+        .map(|e| e.id())
+        .collect();
+        assert_eq!(ids, ["vllm-0.19", "sglang", "trtllm", "transformers"]);
     }
 }

@@ -794,7 +794,8 @@ impl Replica {
             pp: f(pp),
             max_num_seqs: f(seqs.max(1)),
             max_num_batched_tokens: f(tokens.max(1)),
-            reserve_full: trt,
+            // TensorRT-LLM reserves each request's length; llama.cpp each slot's (`-np`).
+            reserve_full: trt || s.flags.engine == Engine::LlamaCpp,
             dp: 1.0,
             cuda_graphs: true,
             precision,
@@ -1063,5 +1064,9 @@ mod tests {
         assert!(lo <= measured && measured <= hi, "{lo} {hi}");
         assert!(validation(crate::engine::Engine::Transformers).is_none());
         assert!(validation(crate::engine::Engine::TrtLlm).is_some());
+        assert!(
+            validation(crate::engine::Engine::LlamaCpp).is_none(),
+            "no measured rows"
+        );
     }
 }

@@ -15,7 +15,8 @@
 //! ```
 //! CUDA context and CUDA graphs lie outside the budget but show in nvidia-smi. SGLang,
 //! TensorRT-LLM and Hugging Face transformers size their pools from the same parts, each
-//! its own way.
+//! its own way; llama.cpp allocates a fixed KV cache for its `-c` context and has no budget
+//! fraction (`sizing/llama_cpp.rs`).
 //!
 //! # The parts
 //! Each part's docs hold its formulas and the engine sources they follow.
@@ -31,6 +32,10 @@
 //!   [`estimate_bytes`], [`vllm_defaults`], [`Estimate::longest_len_for_users`]): budget,
 //!   activation peak, non-torch memory, CUDA context and graphs, and the pool of vLLM, SGLang,
 //!   TensorRT-LLM and transformers.
+//! - `sizing/llama_cpp.rs`: what llama.cpp's `llama-server` allocates at start-up
+//!   ([`llama_cpp::Context`], [`llama_cpp::kv_bytes`], [`llama_cpp::compute_bytes`]): the
+//!   whole `-c` context's KV cache, sliding-window caches, recurrent state, the compute
+//!   buffer of one ubatch; no memory fraction.
 //! - `sizing/verdict.rs`: [`Fit`], [`Verdict`], [`Warning`] / [`Warnings`] and their texts;
 //!   [`fmt_gib`].
 //! - `sizing/refusal.rs`: what the engine refuses whatever the memory ([`Refusal`],
@@ -41,6 +46,7 @@
 
 mod estimate;
 mod kv;
+pub mod llama_cpp;
 mod quant_layout;
 mod refusal;
 mod verdict;
@@ -54,7 +60,8 @@ pub use quant_layout::{
     quant_config_ignores, GpuArch, Kept16, Mxfp4Backend,
 };
 pub use refusal::{
-    experts_refusal, layout_refusal, refusal, vllm_block_size_ok, Refusal, VLLM_BLOCK_SIZES,
+    engine_tp_refusal, experts_refusal, layout_refusal, refusal, vllm_block_size_ok, Refusal,
+    VLLM_BLOCK_SIZES,
 };
 pub use verdict::{Fit, Verdict, Warning, Warnings};
 pub use weights::{

@@ -315,6 +315,8 @@ impl Asker<'_> {
                     .into_iter()
                     .filter(|&(tp, pp)| {
                         tp * pp <= want
+                            && crate::sizing::engine_tp_refusal(s.scenario.flags.engine, tp)
+                                .is_none()
                             && crate::sizing::experts_refusal(
                                 m,
                                 tp,

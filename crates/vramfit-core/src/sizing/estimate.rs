@@ -43,6 +43,11 @@
 //! # Hugging Face transformers
 //! Weights at the load dtype, plus a dynamic KV cache for the requests, plus a prefill
 //! activation (logits of the prompt in fp32); `device_map="auto"` splits layers (no TP).
+//!
+//! # llama.cpp (`llama-server`)
+//! Its own accounting, with the llama.cpp sources of each formula: `sizing/llama_cpp.rs`
+//! (weights, the whole `-c` context's KV cache, the compute buffer of one ubatch; no memory
+//! fraction).
 
 use super::kv::kv_groups_compact;
 use super::{f, gib, to_u64, weights_per_gpu, Engine, Scenario, GIB};
@@ -296,6 +301,9 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     if m.stored_fp32 && s.flags.engine == Engine::Transformers && s.format == WeightFormat::Fp32 {
         warnings.push(Warning::Fp32Checkpoint);
     }
+    if s.flags.engine == Engine::LlamaCpp {
+        return super::llama_cpp::estimate(s, gpu_total_bytes, warnings);
+    }
 
     let weights = weights_per_gpu(s);
     let act_bytes = 2u64; // activations are 16-bit
@@ -359,7 +367,8 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
                 gib(ctx),
             )
         }
-        Engine::Sglang => {
+        // llama.cpp returned above (`sizing/llama_cpp.rs`).
+        Engine::Sglang | Engine::LlamaCpp => {
             // SGLang reserves (1 - mem_fraction_static) for activations and graphs; charge
             // nothing extra to the static part.
             (
@@ -406,7 +415,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     };
 
     let pool_signed: i64 = match s.flags.engine {
-        Engine::Sglang => {
+        Engine::Sglang | Engine::LlamaCpp => {
             i128_to_i64(i128::from(budget) - i128::from(weights) - i128::from(context))
         }
         Engine::TrtLlm => {

@@ -19,6 +19,10 @@
 //!   derived max_model_len ({m}) … set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"; SGLang
 //!   `model_config.py`: "is greater than the derived context_length … set
 //!   SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1").
+//! - **Tensor parallelism with llama.cpp**: `llama-server` splits a model over GPUs by
+//!   layers (`--split-mode layer`, the default: a pipeline split, `src/llama-model.cpp`
+//!   `llama_split_mode`); its row split (`--split-mode row`) is not the tensor parallelism
+//!   the core models, so TP > 1 is refused and the layouts it takes are PP only.
 //! - **Block size** (vLLM `vllm/config/cache.py`: `BlockSize = Literal[1, 8, 16, 32, 64, 128,
 //!   256]`; the CUDA attention backends FlashAttention and Triton take
 //!   `MultipleOf(16)` kernel block sizes, `get_supported_kernel_block_sizes`, so 1 and 8 find
@@ -85,6 +89,11 @@ pub enum Refusal {
         /// The block size asked for.
         block_size: u64,
     },
+    /// Tensor parallelism with llama.cpp, which splits layers (`--split-mode layer`).
+    LayerSplitOnly {
+        /// Tensor parallel size.
+        tp: u64,
+    },
 }
 
 impl Refusal {
@@ -100,6 +109,7 @@ impl Refusal {
             Self::Experts { .. } => "experts",
             Self::LongerThanModel { .. } => "longer_than_model",
             Self::BlockSize { .. } => "block_size",
+            Self::LayerSplitOnly { .. } => "layer_split_only",
         }
     }
 
@@ -139,6 +149,10 @@ impl fmt::Display for Refusal {
             Self::BlockSize { block_size } => write!(
                 f,
                 "`--block-size` {block_size} is not one the CUDA attention backends take (16, 32, 64, 128 or 256)"
+            ),
+            Self::LayerSplitOnly { tp } => write!(
+                f,
+                "TP {tp}: llama.cpp splits layers over GPUs (`--split-mode layer`, a pipeline split), not tensors; use PP {tp}"
             ),
         }
     }
@@ -200,6 +214,13 @@ pub fn vllm_block_size_ok(block_size: u64) -> bool {
     VLLM_BLOCK_SIZES.contains(&block_size) && block_size.is_multiple_of(16)
 }
 
+/// Whether the engine refuses tensor parallelism of `tp` whatever the model (llama.cpp
+/// splits layers only).
+#[must_use]
+pub fn engine_tp_refusal(engine: Engine, tp: u64) -> Option<Refusal> {
+    (engine == Engine::LlamaCpp && tp > 1).then_some(Refusal::LayerSplitOnly { tp })
+}
+
 /// What the engine refuses in a scenario, the layout first (without the node rule, which
 /// needs the GPU: [`layout_refusal`]).
 #[must_use]
@@ -207,6 +228,9 @@ pub fn refusal(s: &Scenario) -> Option<Refusal> {
     let m = &s.model;
     let engine = s.flags.engine;
     let tp = s.tensor_parallel_size;
+    if let Some(r) = engine_tp_refusal(engine, tp) {
+        return Some(r);
+    }
     if engine != Engine::Transformers {
         if let Some(r) = layout_refusal(m, tp, s.pipeline_parallel_size, None)
             .or_else(|| experts_refusal(m, tp, s.flags.expert_parallel))
