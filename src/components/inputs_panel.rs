@@ -185,6 +185,7 @@ pub fn InputsPanel() -> impl IntoView {
                     <option value="sglang">"SGLang"</option>
                     <option value="trtllm">"TensorRT-LLM"</option>
                     <option value="transformers">"HF transformers"</option>
+                    <option value="llama.cpp">"llama.cpp (llama-server)"</option>
                 </select>
             </label>
             <NumberField

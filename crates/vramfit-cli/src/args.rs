@@ -221,7 +221,7 @@ pub struct PlanArgs {
     /// Fraction of each prompt found in the prefix cache (0–1).
     #[arg(long = "prefix-cache-hit-rate")]
     pub prefix_cache_hit_rate: Option<f64>,
-    /// Engine: vllm (= vllm-0.19), vllm-0.16, sglang, trtllm, transformers.
+    /// Engine: vllm (= vllm-0.19), vllm-0.16, sglang, trtllm, transformers, llama.cpp.
     #[arg(long, default_value = "vllm")]
     pub engine: String,
     /// Concurrent users.

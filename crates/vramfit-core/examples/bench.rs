@@ -161,6 +161,21 @@ fn all(compare_file: Option<&str>) -> Res<()> {
         String::new(),
     ]);
     println!("RESULT plan_fixes_median_ms={:.4}", ms(fixes));
+    // The hardware budget: every GPU in every platform planned (the Budget view's work per
+    // input change, issue 17).
+    let buyer = Inputs {
+        model: "llama-3.1-70b".into(),
+        ..Inputs::default()
+    };
+    let b = vramfit_core::budget::budget(&cat, &buyer);
+    let (budget, _) = time(21, || vramfit_core::budget::budget(&cat, &buyer));
+    rows.push([
+        "budget::budget, Llama 3.1 70B, every GPU in every platform".into(),
+        format!("{:.3} ms", ms(budget)),
+        format!("median of 21; {} options", b.options.len()),
+        String::new(),
+    ]);
+    println!("RESULT budget_median_ms={:.4}", ms(budget));
 
     // 2. The whole catalog sweep.
     let formats = [WeightFormat::Bf16, WeightFormat::Fp8, WeightFormat::Int4Awq];

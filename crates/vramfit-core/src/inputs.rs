@@ -393,7 +393,7 @@ impl Inputs {
                         Engine::VLLM_MODELLED.end()
                     ),
                     _ => format!(
-                        "unknown engine `{value}` (vllm, vllm-0.{} to vllm-0.{}, sglang, trtllm, transformers)",
+                        "unknown engine `{value}` (vllm, vllm-0.{} to vllm-0.{}, sglang, trtllm, transformers, llama.cpp; MLX is not modelled)",
                         Engine::VLLM_MODELLED.start(),
                         Engine::VLLM_MODELLED.end()
                     ),

@@ -458,7 +458,7 @@ mod tests {
     fn published_llama_cpp_logs_hold() {
         use crate::model::ModelArch;
         use crate::sizing::Scenario;
-        let mib = |x: u64| x as f64 / f64::from(1u32 << 20);
+        let mib = |x: u64| crate::units::real(x) / f64::from(1u32 << 20);
         let cfg = r#"{"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":3072,
           "intermediate_size":8192,"num_hidden_layers":28,"num_attention_heads":24,
           "num_key_value_heads":8,"head_dim":128,"vocab_size":128256,"tie_word_embeddings":true,
