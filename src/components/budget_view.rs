@@ -123,8 +123,13 @@ pub fn BudgetView() -> impl IntoView {
         } else {
             "; enter an API price to compare".to_string()
         };
+        let onprem = if inputs.get().buyer.on_prem {
+            " (On-prem only: renting and the API are shown to compare, not as answers.)"
+        } else {
+            ""
+        };
         format!(
-            "{} × {} in {}: buying beats renting on demand {}{api}. At the planned {} M output tokens a month: buy {} over the years, on demand {}, reserved {}, API {}.",
+            "{} × {} in {}: buying beats renting on demand {}{api}. At the planned {} M output tokens a month: buy {} over the years, on demand {}, reserved {}, API {}.{onprem}",
             o.gpus,
             o.gpu_name,
             o.platform_name,
