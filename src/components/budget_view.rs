@@ -129,11 +129,15 @@ pub fn BudgetView() -> impl IntoView {
             ""
         };
         format!(
-            "{} × {} in {}: buying beats renting on demand {}{api}. At the planned {} M output tokens a month: buy {} over the years, on demand {}, reserved {}, API {}.{onprem}",
+            "{} × {} in {}: {}{api}. At the planned {} M output tokens a month: buy {} over the years, on demand {}, reserved {}, API {}.{onprem}",
             o.gpus,
             o.gpu_name,
             o.platform_name,
-            tok(m.buy_beats_on_demand_above_tokens_per_month),
+            if m.on_demand_usd.is_some() {
+                format!("buying beats renting on demand {}", tok(m.buy_beats_on_demand_above_tokens_per_month))
+            } else {
+                "the catalog has no on-demand price for it".to_string()
+            },
             fmt_num(m.tokens_per_month / 1e6, 0),
             usd(m.tco_usd),
             usd(m.on_demand_usd),

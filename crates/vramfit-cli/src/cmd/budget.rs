@@ -141,7 +141,11 @@ fn table(b: &Budget, inputs: &Inputs, today: (i64, i64), all: bool) -> String {
         let _ = writeln!(
             s,
             "  buying beats on-demand {}; beats the API {}",
-            tok(m.buy_beats_on_demand_above_tokens_per_month),
+            if m.on_demand_usd.is_some() {
+                tok(m.buy_beats_on_demand_above_tokens_per_month)
+            } else {
+                "(no on-demand price in the catalog)".into()
+            },
             if b.api_usd_per_million.is_some() {
                 tok(m.buy_beats_api_above_tokens_per_month)
             } else {

@@ -533,7 +533,11 @@ fn option(cat: &Catalog, inputs: &Inputs, t: &Terms, g: &Gpu, p: &Platform) -> B
         gpus_used: used,
         nodes,
         racks,
-        layout: format!("TP{tp}×PP{pp}×{replicas}"),
+        layout: if used > 0 {
+            format!("TP{tp}×PP{pp}×{replicas}")
+        } else {
+            "–".into()
+        },
         tensor_parallel_size: tp,
         pipeline_parallel_size: pp,
         replicas,
