@@ -82,11 +82,13 @@ fn main() {
     println!("cargo:rerun-if-changed=src/model.rs");
     println!("cargo:rerun-if-changed=src/model/aliases.rs");
     println!("cargo:rerun-if-changed=src/model/read.rs");
+    println!("cargo:rerun-if-changed=src/model/vision.rs");
     // The keys `model.rs` reads, its alias table (`model/aliases.rs`) included.
     let keys = config_keys(
         &(fs::read_to_string("src/model.rs").expect("read src/model.rs")
             + &fs::read_to_string("src/model/aliases.rs").expect("read src/model/aliases.rs")
-            + &fs::read_to_string("src/model/read.rs").expect("read src/model/read.rs")),
+            + &fs::read_to_string("src/model/read.rs").expect("read src/model/read.rs")
+            + &fs::read_to_string("src/model/vision.rs").expect("read src/model/vision.rs")),
     );
     for dir in ["gpus", "models", "platforms"] {
         let src = Path::new("src/catalog").join(dir);

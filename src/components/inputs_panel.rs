@@ -1,5 +1,6 @@
 //! The scenario inputs. Every change goes to the URL (the single source of truth).
 
+use crate::components::features_panel::FeaturesPanel;
 use crate::components::model_source::ModelSource;
 use crate::components::number_field::NumberField;
 use crate::state::{AppState, CATALOG};
@@ -260,6 +261,7 @@ pub fn InputsPanel() -> impl IntoView {
                 />
                 " Expert parallel (MoE)"
             </label>
+            <FeaturesPanel/>
         </form>
     }
 }

@@ -79,6 +79,32 @@ pub fn SizeView() -> impl IntoView {
                 .collect_view()
         }))
     };
+    // What the deployment features add or move (`plan --json`'s feature fields).
+    let features = move || {
+        ok.with(|p| {
+            let p = p.as_ref()?;
+            let e = &p.estimate;
+            let u = units.get();
+            let rows = e.features.rows(e.kv_bytes_per_token);
+            let users = st.decoded.with(|(i, _)| i.workload.users);
+            let auto = e.vllm_auto_max_model_len.map(|n| view! {
+                <p data-testid="vllm-auto-len">{format!("--max-model-len -1: vLLM picks {} tokens (the longest one request fits); the longest for your {} users is {} tokens each.", fmt_count(n), users, fmt_count(e.longest_len_for_users(users)))}</p>
+            });
+            (!rows.is_empty() || auto.is_some()).then(|| {
+                let body = rows
+                    .into_iter()
+                    .map(|r| view! { <tr data-testid=format!("feature-{}", r.id)><th scope="row">{r.label}</th><td>{fmt_bytes(r.bytes, u)}</td><td>{r.note}</td></tr> })
+                    .collect_view();
+                view! {
+                    {auto}
+                    <table class="vf-table" data-testid="features-table">
+                        <caption>"Deployment features, per GPU"</caption>
+                        <tbody>{body}</tbody>
+                    </table>
+                }
+            })
+        })
+    };
     let formats = move || {
         ok.get().map(|p| {
             let u = units.get();
@@ -210,6 +236,7 @@ pub fn SizeView() -> impl IntoView {
                 <caption>"Per-GPU memory, vLLM accounting"</caption>
                 <tbody>{rows}</tbody>
             </table>
+            {features}
             {move || ok.with(|p| p.as_ref().filter(|p| !p.provenance.is_empty()).map(|p| {
                 let items = p.provenance.iter().map(|e| view! { <li>{format!("{}: {} ({})", e.quantity, e.source, e.detail)}</li> }).collect_view();
                 view! { <details class="vf-notes" data-testid="provenance"><summary>"Where each number comes from (config, headers, assumption)"</summary><ul>{items}</ul></details> }

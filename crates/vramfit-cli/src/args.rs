@@ -173,9 +173,11 @@ pub struct PlanArgs {
     /// --pipeline-parallel-size.
     #[arg(long = "pipeline-parallel-size", visible_alias = "pp")]
     pub pipeline_parallel_size: Option<u64>,
-    /// --max-model-len (default: the model's max_position_embeddings).
-    #[arg(long = "max-model-len")]
-    pub max_model_len: Option<u64>,
+    /// --max-model-len (default: the model's max_position_embeddings): tokens (`32k` =
+    /// 32 000, `32K` = 32 768 as vLLM reads them), or `-1` / `auto`: the length vLLM picks
+    /// itself (the longest one request fits).
+    #[arg(long = "max-model-len", allow_hyphen_values = true)]
+    pub max_model_len: Option<String>,
     /// --gpu-memory-utilization (vLLM; the engine's fraction for others).
     #[arg(long = "gpu-memory-utilization")]
     pub gpu_memory_utilization: Option<f64>,
@@ -237,12 +239,95 @@ pub struct PlanArgs {
     /// from the Hugging Face Hub (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, VRAMFIT_CACHE_DIR).
     #[arg(long)]
     pub revision: Option<String>,
+    /// Multimodal limits, LoRA, speculative decoding and the smaller vLLM flags.
+    #[command(flatten)]
+    pub features: FeatureArgs,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
     /// Show GB (10^9) instead of GiB (2^30).
     #[arg(long)]
     pub decimal: bool,
+}
+
+/// The deployment features (issue 18), spelled as `vllm serve` spells them; each value goes
+/// through the core's input table. The JSON flags are read onto the same rows as the
+/// single-value ones (`--limit-mm-per-prompt '{"image": 2}'` = `--images-per-prompt 2`).
+#[derive(Args, Clone, Default)]
+pub struct FeatureArgs {
+    /// --limit-mm-per-prompt: items per prompt by modality, e.g. '{"image": 2, "video": 0}'.
+    #[arg(long = "limit-mm-per-prompt")]
+    pub limit_mm_per_prompt: Option<String>,
+    /// --mm-processor-kwargs: the processor's resolution, e.g. '{"max_pixels": 1003520}' or
+    /// '{"num_frames": 16}'.
+    #[arg(long = "mm-processor-kwargs")]
+    pub mm_processor_kwargs: Option<String>,
+    /// Images per prompt (as --limit-mm-per-prompt's "image").
+    #[arg(long = "images-per-prompt")]
+    pub images_per_prompt: Option<String>,
+    /// Videos per prompt (as --limit-mm-per-prompt's "video").
+    #[arg(long = "videos-per-prompt")]
+    pub videos_per_prompt: Option<String>,
+    /// Audio clips per prompt (as --limit-mm-per-prompt's "audio").
+    #[arg(long = "audios-per-prompt")]
+    pub audios_per_prompt: Option<String>,
+    /// Frames sampled per video (as --mm-processor-kwargs' "num_frames").
+    #[arg(long = "video-frames")]
+    pub video_frames: Option<String>,
+    /// Pixels per image at most (as --mm-processor-kwargs' "max_pixels", Qwen-VL family).
+    #[arg(long = "max-pixels")]
+    pub max_pixels: Option<String>,
+    /// --enable-lora: pre-allocate LoRA adapter slots.
+    #[arg(long = "enable-lora")]
+    pub enable_lora: bool,
+    /// --max-loras: adapters in one batch (slots per GPU; vLLM default 1).
+    #[arg(long = "max-loras")]
+    pub max_loras: Option<String>,
+    /// --max-lora-rank (vLLM default 16).
+    #[arg(long = "max-lora-rank")]
+    pub max_lora_rank: Option<String>,
+    /// --max-cpu-loras: adapters cached in host memory (default: --max-loras).
+    #[arg(long = "max-cpu-loras")]
+    pub max_cpu_loras: Option<String>,
+    /// --fully-sharded-loras: shard the LoRA A matrices over TP too.
+    #[arg(long = "fully-sharded-loras")]
+    pub fully_sharded_loras: bool,
+    /// --speculative-config: e.g. '{"method": "eagle3", "model": "…", "num_speculative_tokens": 3}'.
+    #[arg(long = "speculative-config")]
+    pub speculative_config: Option<String>,
+    /// Speculative method: ngram, eagle, eagle3, mtp, draft_model (as the config's "method").
+    #[arg(long = "speculative-method")]
+    pub speculative_method: Option<String>,
+    /// Tokens drafted per step (as the config's "num_speculative_tokens").
+    #[arg(long = "num-speculative-tokens")]
+    pub num_speculative_tokens: Option<String>,
+    /// The draft model (as the config's "model"): catalog id, alias or repo id.
+    #[arg(long = "speculative-model")]
+    pub speculative_model: Option<String>,
+    /// Probability each drafted token is accepted (default: the method's sourced figure).
+    #[arg(long = "acceptance-rate")]
+    pub acceptance_rate: Option<String>,
+    /// --enforce-eager: no CUDA graphs (no graph memory, a slower step).
+    #[arg(long = "enforce-eager")]
+    pub enforce_eager: bool,
+    /// --cpu-offload-gb: GiB of weights per GPU kept in host memory.
+    #[arg(long = "cpu-offload-gb")]
+    pub cpu_offload_gb: Option<String>,
+    /// --swap-space: GiB of host memory per GPU for swapped KV blocks.
+    #[arg(long = "swap-space")]
+    pub swap_space: Option<String>,
+    /// --enable-prefix-caching (vLLM V1's default).
+    #[arg(
+        long = "enable-prefix-caching",
+        conflicts_with = "no_enable_prefix_caching"
+    )]
+    pub enable_prefix_caching: bool,
+    /// --no-enable-prefix-caching: the prefix-cache hit rate then counts for nothing.
+    #[arg(long = "no-enable-prefix-caching")]
+    pub no_enable_prefix_caching: bool,
+    /// --kv-cache-memory-bytes: the KV pool per GPU, set directly (`20G` = 20 GiB).
+    #[arg(long = "kv-cache-memory-bytes")]
+    pub kv_cache_memory_bytes: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -24,7 +24,19 @@ pub fn inputs_of(a: &PlanArgs) -> Res<Inputs> {
         (Field::KvDtype, Some(a.kv_cache_dtype.clone())),
         (Field::Engine, Some(a.engine.clone())),
         (Field::GpuMemoryUtilization, float(a.gpu_memory_utilization)),
-        (Field::MaxModelLen, num(a.max_model_len)),
+        // vLLM's `auto` is its `-1` (the length it picks); the link's `auto` is the model's.
+        (
+            Field::MaxModelLen,
+            a.max_model_len.as_deref().map(|v| {
+                let v = v.trim();
+                if v == "auto" {
+                    "-1".to_string()
+                } else {
+                    vramfit_core::inputs::human_int(v)
+                        .map_or_else(|| v.to_string(), |n| n.to_string())
+                }
+            }),
+        ),
         (Field::MaxNumSeqs, num(a.max_num_seqs)),
         (Field::MaxNumBatchedTokens, num(a.max_num_batched_tokens)),
         (Field::BlockSize, num(a.block_size)),
@@ -61,7 +73,61 @@ pub fn inputs_of(a: &PlanArgs) -> Res<Inputs> {
     }
     i.flags.expert_parallel = a.enable_expert_parallel;
     i.flags.allow_long_max_model_len = a.allow_long_max_model_len;
+    features_of(&a.features, &mut i)?;
     Ok(i)
+}
+
+/// The feature flags onto `i`: the JSON flags first (read onto rows by the core), then the
+/// single-value flags, which win where both are given.
+fn features_of(a: &crate::args::FeatureArgs, i: &mut Inputs) -> Res<()> {
+    use vramfit_core::inputs::features::{apply_vllm_json, Compound};
+    let set = |i: &mut Inputs, field: Field, value: &str, flag: &str| -> Res<()> {
+        i.set(field, value).map_err(|e| {
+            if e.contains(flag) {
+                usage(e)
+            } else {
+                usage(format!("{flag}: {e}"))
+            }
+        })
+    };
+    for (c, json) in [
+        (Compound::LimitMmPerPrompt, &a.limit_mm_per_prompt),
+        (Compound::MmProcessorKwargs, &a.mm_processor_kwargs),
+        (Compound::SpeculativeConfig, &a.speculative_config),
+    ] {
+        let Some(json) = json else { continue };
+        let applied = apply_vllm_json(c, json).map_err(usage)?;
+        for (field, value) in applied.rows {
+            set(i, field, &value, c.flag())?;
+        }
+    }
+    let on = |b: bool| b.then(|| "1".to_string());
+    let given: [(Field, Option<String>); 19] = [
+        (Field::MmImages, a.images_per_prompt.clone()),
+        (Field::MmVideos, a.videos_per_prompt.clone()),
+        (Field::MmAudios, a.audios_per_prompt.clone()),
+        (Field::MmFrames, a.video_frames.clone()),
+        (Field::MmMaxPixels, a.max_pixels.clone()),
+        (Field::EnableLora, on(a.enable_lora)),
+        (Field::MaxLoras, a.max_loras.clone()),
+        (Field::MaxLoraRank, a.max_lora_rank.clone()),
+        (Field::MaxCpuLoras, a.max_cpu_loras.clone()),
+        (Field::FullyShardedLoras, on(a.fully_sharded_loras)),
+        (Field::SpecMethod, a.speculative_method.clone()),
+        (Field::SpecTokens, a.num_speculative_tokens.clone()),
+        (Field::SpecModel, a.speculative_model.clone()),
+        (Field::SpecAcceptance, a.acceptance_rate.clone()),
+        (Field::EnforceEager, on(a.enforce_eager)),
+        (Field::CpuOffloadGb, a.cpu_offload_gb.clone()),
+        (Field::SwapSpace, a.swap_space.clone()),
+        (Field::NoPrefixCaching, on(a.no_enable_prefix_caching)),
+        (Field::KvCacheMemoryBytes, a.kv_cache_memory_bytes.clone()),
+    ];
+    for (field, value) in given {
+        let Some(value) = value else { continue };
+        set(i, field, &value, key(field).flag)?;
+    }
+    Ok(())
 }
 
 /// The `budget` flags as [`Inputs`]: the plan flags, then the buyer's through the same table.

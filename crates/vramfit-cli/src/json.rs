@@ -86,6 +86,17 @@ pub struct PlanJson<'a> {
     /// Where `per_gpu.weights_bytes` came from: `{quantity: "weights", source: "headers" |
     /// "index" | "config", detail}`.
     pub weights_source: &'a vramfit_core::plan::Provenance,
+    /// Per GPU, what the deployment features add or move (`mm_reserved_bytes`,
+    /// `encoder_cache_bytes`, `encoder_weights_bytes`, `lora_bytes`, `draft_weights_bytes`,
+    /// `draft_kv_bytes`, `cpu_offload_bytes`, `host_bytes`), each 0 when the feature is off.
+    #[serde(flatten)]
+    pub features: vramfit_core::sizing::FeatureBytes,
+    /// With `--max-model-len -1`: the length vLLM picks (the longest one request fits);
+    /// `null` otherwise.
+    pub vllm_auto_max_model_len: Option<u64>,
+    /// With speculative decoding: the requests in flight per replica from which it no
+    /// longer pays; `null` without it, when it always pays, or when the plan does not start.
+    pub spec_break_even_concurrency: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -245,6 +256,9 @@ pub fn plan_json(p: &Plan) -> PlanJson<'_> {
         assumptions: &p.assumptions,
         provenance: &p.provenance,
         weights_source: &p.weights_source,
+        features: e.features,
+        vllm_auto_max_model_len: e.vllm_auto_max_model_len,
+        spec_break_even_concurrency: p.run.as_ref().and_then(|r| r.spec_break_even_concurrency),
     }
 }
 

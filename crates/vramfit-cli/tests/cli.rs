@@ -640,3 +640,99 @@ fn budget_json_has_the_documented_fields_and_exit_codes() {
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains("prices dated"));
 }
+
+/// Issue 18: the feature flags as `vllm serve` spells them, and `plan --json`'s feature
+/// fields (each 0 when the feature is off).
+#[test]
+fn plan_json_has_the_feature_fields() {
+    const FIELDS: [&str; 6] = [
+        "mm_reserved_bytes",
+        "encoder_cache_bytes",
+        "lora_bytes",
+        "draft_weights_bytes",
+        "draft_kv_bytes",
+        "cpu_offload_bytes",
+    ];
+    let off = json(&[
+        "plan",
+        "llama-3.1-8b",
+        "--gpu",
+        "h100-sxm",
+        "--max-model-len",
+        "8192",
+        "--json",
+    ]);
+    for f in FIELDS {
+        assert_eq!(off[f], 0, "{f}");
+    }
+    assert!(off["vllm_auto_max_model_len"].is_null());
+    assert!(off["spec_break_even_concurrency"].is_null());
+    let on = json(&[
+        "plan",
+        "llama-3.1-8b",
+        "--gpu",
+        "h100-sxm",
+        "--max-model-len",
+        "-1",
+        "--enable-lora",
+        "--max-loras",
+        "4",
+        "--max-lora-rank",
+        "64",
+        "--speculative-config",
+        r#"{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}"#,
+        "--cpu-offload-gb",
+        "2",
+        "--enforce-eager",
+        "--json",
+    ]);
+    assert_eq!(on["lora_bytes"], 1_477_705_728u64 + 56 * 8192 + 24 * 1024);
+    assert_eq!(on["draft_weights_bytes"], 424_689_664u64 * 2);
+    assert!(on["draft_kv_bytes"].as_u64().unwrap() > 0);
+    assert_eq!(on["cpu_offload_bytes"], 2u64 << 30);
+    assert_eq!(on["per_gpu"]["cuda_graph_bytes"], 0);
+    assert_eq!(on["vllm_auto_max_model_len"], 131_072);
+    let vllm = on["commands"]["vllm"].as_str().unwrap();
+    for flag in [
+        "--enable-lora",
+        "--max-loras 4",
+        "--speculative-config",
+        "--enforce-eager",
+        "--cpu-offload-gb 2",
+    ] {
+        assert!(vllm.contains(flag), "{flag} in {vllm}");
+    }
+    let mm = json(&[
+        "plan",
+        "gemma-3-27b",
+        "--gpu",
+        "h100-sxm",
+        "--max-model-len",
+        "8192",
+        "--json",
+    ]);
+    assert_eq!(mm["encoder_cache_bytes"], 32 * 256 * 5376 * 2);
+    let text = json(&[
+        "plan",
+        "gemma-3-27b",
+        "--gpu",
+        "h100-sxm",
+        "--max-model-len",
+        "8192",
+        "--limit-mm-per-prompt",
+        r#"{"image": 0}"#,
+        "--json",
+    ]);
+    assert_eq!(text["mm_reserved_bytes"], 0);
+    // A bad JSON value is a usage error naming the flag.
+    let o = vramfit(&[
+        "plan",
+        "gemma-3-27b",
+        "--gpu",
+        "h100-sxm",
+        "--limit-mm-per-prompt",
+        "image=0",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--limit-mm-per-prompt"));
+}

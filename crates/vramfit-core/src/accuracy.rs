@@ -519,7 +519,7 @@ pub fn headline() -> Vec<(&'static str, f64, f64, usize)> {
 /// test `headline_constants_match_the_calibration` recomputes them (2-decimal rounding).
 pub const HEADLINE: [(&str, f64, f64, usize); 3] = [
     ("Weights per GPU (vLLM start-up logs)", 0.07, 0.42, 41),
-    ("KV cache pool per GPU (vLLM V1 logs)", 0.11, 0.47, 35),
+    ("KV cache pool per GPU (vLLM V1 logs)", 0.08, 0.42, 35),
     (
         "Rule of thumb's KV pool (parameters × bytes + 20 %)",
         3.96,

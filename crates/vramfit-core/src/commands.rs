@@ -105,7 +105,76 @@ pub fn vllm(l: &Launch) -> String {
     if l.expert_parallel {
         c.push_str(" \\\n  --enable-expert-parallel");
     }
+    vllm_features(&mut c, l);
     c
+}
+
+/// The deployment features as `vllm serve` spells them (`vllm/engine/arg_utils.py`;
+/// `--swap-space` is left out: V1 allocates nothing for it and v0.18 removed it).
+fn vllm_features(c: &mut String, l: &Launch) {
+    let x = &l.features;
+    let json = |pairs: &[(&str, Option<String>)]| -> Option<String> {
+        let body: Vec<String> = pairs
+            .iter()
+            .filter_map(|(k, v)| v.as_ref().map(|v| format!("\"{k}\": {v}")))
+            .collect();
+        (!body.is_empty()).then(|| format!("{{{}}}", body.join(", ")))
+    };
+    let n = |v: Option<u64>| v.map(|v| v.to_string());
+    if let Some(j) = json(&[
+        ("image", n(x.mm.images)),
+        ("video", n(x.mm.videos)),
+        ("audio", n(x.mm.audios)),
+    ]) {
+        line(c, "--limit-mm-per-prompt", shell_quote(&j));
+    }
+    if let Some(j) = json(&[
+        ("max_pixels", n(x.mm.max_pixels)),
+        ("num_frames", n(x.mm.frames)),
+    ]) {
+        line(c, "--mm-processor-kwargs", shell_quote(&j));
+    }
+    if x.lora.enabled {
+        c.push_str(" \\\n  --enable-lora");
+        line(c, "--max-loras", x.lora.max_loras);
+        line(c, "--max-lora-rank", x.lora.max_rank);
+        if let Some(m) = x.lora.max_cpu_loras {
+            line(c, "--max-cpu-loras", m);
+        }
+        if x.lora.fully_sharded {
+            c.push_str(" \\\n  --fully-sharded-loras");
+        }
+    }
+    if let Some(m) = x.spec.method {
+        use crate::inputs::SpecMethod;
+        let model = match (m, l.draft_repo.is_empty()) {
+            (SpecMethod::Ngram | SpecMethod::Mtp, true) => None,
+            (_, false) => Some(format!("\"{}\"", l.draft_repo.replace('"', ""))),
+            (_, true) => Some("\"DRAFT_MODEL_REPO\"".to_string()),
+        };
+        let k = x.spec.tokens.unwrap_or(match m {
+            SpecMethod::Mtp => 1,
+            _ => crate::sizing::spec::DEFAULT_SPEC_TOKENS,
+        });
+        let mut pairs = vec![("method", Some(format!("\"{}\"", m.id())))];
+        pairs.push(("model", model));
+        pairs.push(("num_speculative_tokens", Some(k.to_string())));
+        if let Some(j) = json(&pairs) {
+            line(c, "--speculative-config", shell_quote(&j));
+        }
+    }
+    if x.enforce_eager {
+        c.push_str(" \\\n  --enforce-eager");
+    }
+    if let Some(g) = x.cpu_offload_gib.filter(|g| *g > 0.0) {
+        line(c, "--cpu-offload-gb", crate::inputs::short(g));
+    }
+    if x.no_prefix_caching {
+        c.push_str(" \\\n  --no-enable-prefix-caching");
+    }
+    if let Some(b) = x.kv_cache_memory_bytes {
+        line(c, "--kv-cache-memory-bytes", b);
+    }
 }
 
 /// SGLang `launch_server`.
@@ -144,6 +213,12 @@ pub fn sglang(l: &Launch) -> String {
     }
     line(&mut c, "--max-running-requests", l.max_num_seqs);
     line(&mut c, "--chunked-prefill-size", l.max_num_batched_tokens);
+    if l.features.enforce_eager {
+        c.push_str(" \\\n  --disable-cuda-graph");
+    }
+    if l.features.no_prefix_caching {
+        c.push_str(" \\\n  --disable-radix-cache");
+    }
     c
 }
 

@@ -23,8 +23,10 @@ use crate::dtype::{KvDtype, WeightFormat};
 use crate::engine::Engine;
 use serde::Serialize;
 
+pub mod features;
 mod keys;
-pub use keys::{by_url, key, Key, Range, KEYS, MAX_COMMAND_LEN};
+pub use features::{Features, Lora, Multimodal, SpecMethod, Speculative};
+pub use keys::{by_url, human_int, key, Key, Range, KEYS, MAX_COMMAND_LEN};
 
 /// The serving engine's flags that change memory or speed (`vllm serve` spelling).
 /// `None` means the engine's default for the GPU.
@@ -50,6 +52,12 @@ pub struct EngineFlags {
     /// `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` (SGLang: `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`):
     /// the engine takes a `--max-model-len` above the model's `max_position_embeddings`.
     pub allow_long_max_model_len: bool,
+    /// `--max-model-len -1` (vLLM's `auto`): vLLM picks the longest length whose KV fits
+    /// (`sizing/estimate.rs`, [`crate::sizing::Estimate::vllm_auto_max_model_len`]).
+    pub fit_max_model_len: bool,
+    /// Multimodal limits, LoRA, speculative decoding and the smaller flags (issue 18).
+    #[serde(flatten)]
+    pub features: Features,
 }
 
 impl Default for EngineFlags {
@@ -65,6 +73,8 @@ impl Default for EngineFlags {
             block_size: None,
             expert_parallel: false,
             allow_long_max_model_len: false,
+            fit_max_model_len: false,
+            features: Features::default(),
         }
     }
 }
@@ -183,6 +193,10 @@ pub struct Inputs {
     /// in the URL so a share link carries it; the plan itself never reads it.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub command: String,
+    /// The draft model of `--speculative-config` (`"model"`): a catalog id, alias or repo id;
+    /// empty = none (EAGLE heads are then shaped from the target, `sizing/spec.rs`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub spec_model: String,
 }
 
 impl Default for Inputs {
@@ -200,6 +214,7 @@ impl Default for Inputs {
             workload: Workload::default(),
             buyer: Buyer::default(),
             command: String::new(),
+            spec_model: String::new(),
         }
     }
 }
@@ -275,6 +290,44 @@ pub enum Field {
     OnPrem,
     /// [`Buyer::vendor`].
     Vendor,
+    /// [`Multimodal::images`].
+    MmImages,
+    /// [`Multimodal::videos`].
+    MmVideos,
+    /// [`Multimodal::audios`].
+    MmAudios,
+    /// [`Multimodal::frames`].
+    MmFrames,
+    /// [`Multimodal::max_pixels`].
+    MmMaxPixels,
+    /// [`Lora::enabled`].
+    EnableLora,
+    /// [`Lora::max_loras`].
+    MaxLoras,
+    /// [`Lora::max_rank`].
+    MaxLoraRank,
+    /// [`Lora::max_cpu_loras`].
+    MaxCpuLoras,
+    /// [`Lora::fully_sharded`].
+    FullyShardedLoras,
+    /// [`Speculative::method`].
+    SpecMethod,
+    /// [`Speculative::tokens`].
+    SpecTokens,
+    /// [`Inputs::spec_model`].
+    SpecModel,
+    /// [`Speculative::acceptance`].
+    SpecAcceptance,
+    /// [`Features::enforce_eager`].
+    EnforceEager,
+    /// [`Features::cpu_offload_gib`].
+    CpuOffloadGb,
+    /// [`Features::swap_space_gib`].
+    SwapSpace,
+    /// [`Features::no_prefix_caching`].
+    NoPrefixCaching,
+    /// [`Features::kv_cache_memory_bytes`].
+    KvCacheMemoryBytes,
 }
 
 impl Inputs {
@@ -293,6 +346,7 @@ impl Inputs {
             Field::KvDtype => Some(f.kv_dtype.id().to_string()),
             Field::Engine => Some(f.engine.id()),
             Field::GpuMemoryUtilization => f.gpu_memory_utilization.map(short),
+            Field::MaxModelLen if f.fit_max_model_len => Some("-1".into()),
             Field::MaxModelLen => Some(n(f.max_model_len).unwrap_or_else(|| "auto".into())),
             Field::MaxNumSeqs => n(f.max_num_seqs),
             Field::MaxNumBatchedTokens => n(f.max_num_batched_tokens),
@@ -321,6 +375,8 @@ impl Inputs {
             Field::MaxBudgetUsd => b.max_budget_usd.map(short),
             Field::OnPrem => b.on_prem.then(|| "1".to_string()),
             Field::Vendor => b.vendor.map(str::to_string),
+            Field::SpecModel => (!self.spec_model.is_empty()).then(|| self.spec_model.clone()),
+            _ => features_text(&f.features, field),
         }
     }
 
@@ -400,8 +456,20 @@ impl Inputs {
                 })?;
             }
             Field::GpuMemoryUtilization => f.gpu_memory_utilization = Some(k.float(value)?),
-            Field::MaxModelLen if auto => f.max_model_len = None,
-            Field::MaxModelLen => f.max_model_len = Some(k.int(value)?),
+            Field::MaxModelLen if auto => {
+                f.max_model_len = None;
+                f.fit_max_model_len = false;
+            }
+            // vLLM's `-1` (its `auto`): the longest length that fits, checked at the model's
+            // maximum.
+            Field::MaxModelLen if v == "-1" => {
+                f.max_model_len = None;
+                f.fit_max_model_len = true;
+            }
+            Field::MaxModelLen => {
+                f.max_model_len = Some(k.int(value)?);
+                f.fit_max_model_len = false;
+            }
             Field::MaxNumSeqs => f.max_num_seqs = Some(k.int(value)?),
             Field::MaxNumBatchedTokens => f.max_num_batched_tokens = Some(k.int(value)?),
             Field::BlockSize => f.block_size = Some(k.int(value)?),
@@ -440,6 +508,31 @@ impl Inputs {
             Field::MaxBudgetUsd => b.max_budget_usd = Some(k.float(value)?),
             Field::OnPrem => b.on_prem = flag(value)?,
             Field::Vendor if v.is_empty() || v.eq_ignore_ascii_case("any") => b.vendor = None,
+            Field::SpecModel if value.chars().count() > MAX_MODEL_ID_LEN => {
+                return Err(format!(
+                    "`{}` is longer than {MAX_MODEL_ID_LEN} characters",
+                    k.flag
+                ));
+            }
+            Field::SpecModel => self.spec_model = v.to_string(),
+            Field::MmImages
+            | Field::MmVideos
+            | Field::MmAudios
+            | Field::MmFrames
+            | Field::MmMaxPixels
+            | Field::EnableLora
+            | Field::MaxLoras
+            | Field::MaxLoraRank
+            | Field::MaxCpuLoras
+            | Field::FullyShardedLoras
+            | Field::SpecMethod
+            | Field::SpecTokens
+            | Field::SpecAcceptance
+            | Field::EnforceEager
+            | Field::CpuOffloadGb
+            | Field::SwapSpace
+            | Field::NoPrefixCaching
+            | Field::KvCacheMemoryBytes => set_feature(&mut f.features, k, clear, value)?,
             Field::Vendor => {
                 b.vendor = Some(
                     VENDORS
@@ -453,6 +546,88 @@ impl Inputs {
         }
         Ok(())
     }
+}
+
+/// Longest draft model id accepted (a repo id is at most 96 characters on the Hub; the URL
+/// codec's own limit is 200).
+pub const MAX_MODEL_ID_LEN: usize = 200;
+
+/// A feature row's value as the URL writes it (see [`Inputs::text`]).
+fn features_text(x: &Features, field: Field) -> Option<String> {
+    let n = |x: Option<u64>| x.map(|x| x.to_string());
+    let on = |b: bool| b.then(|| "1".to_string());
+    match field {
+        Field::MmImages => n(x.mm.images),
+        Field::MmVideos => n(x.mm.videos),
+        Field::MmAudios => n(x.mm.audios),
+        Field::MmFrames => n(x.mm.frames),
+        Field::MmMaxPixels => n(x.mm.max_pixels),
+        Field::EnableLora => on(x.lora.enabled),
+        Field::MaxLoras => Some(x.lora.max_loras.to_string()),
+        Field::MaxLoraRank => Some(x.lora.max_rank.to_string()),
+        Field::MaxCpuLoras => n(x.lora.max_cpu_loras),
+        Field::FullyShardedLoras => on(x.lora.fully_sharded),
+        Field::SpecMethod => x.spec.method.map(|m| m.id().to_string()),
+        Field::SpecTokens => n(x.spec.tokens),
+        Field::SpecAcceptance => x.spec.acceptance.map(short),
+        Field::EnforceEager => on(x.enforce_eager),
+        Field::CpuOffloadGb => x.cpu_offload_gib.map(short),
+        Field::SwapSpace => x.swap_space_gib.map(short),
+        Field::NoPrefixCaching => on(x.no_prefix_caching),
+        Field::KvCacheMemoryBytes => n(x.kv_cache_memory_bytes),
+        _ => None,
+    }
+}
+
+/// Sets a feature row (see [`Inputs::set`]); `clear`: an empty optional number.
+fn set_feature(x: &mut Features, k: &Key, clear: bool, value: &str) -> Result<(), String> {
+    let v = value.trim();
+    let opt_int = |o: &mut Option<u64>| -> Result<(), String> {
+        *o = if clear { None } else { Some(k.int(value)?) };
+        Ok(())
+    };
+    let opt_float = |o: &mut Option<f64>| -> Result<(), String> {
+        *o = if clear { None } else { Some(k.float(value)?) };
+        Ok(())
+    };
+    match k.field {
+        Field::MmImages => opt_int(&mut x.mm.images)?,
+        Field::MmVideos => opt_int(&mut x.mm.videos)?,
+        Field::MmAudios => opt_int(&mut x.mm.audios)?,
+        Field::MmFrames => opt_int(&mut x.mm.frames)?,
+        Field::MmMaxPixels => opt_int(&mut x.mm.max_pixels)?,
+        Field::EnableLora => x.lora.enabled = flag(value)?,
+        Field::MaxLoras => x.lora.max_loras = k.int(value)?,
+        Field::MaxLoraRank => x.lora.max_rank = k.int(value)?,
+        Field::MaxCpuLoras => opt_int(&mut x.lora.max_cpu_loras)?,
+        Field::FullyShardedLoras => x.lora.fully_sharded = flag(value)?,
+        Field::SpecMethod if v.is_empty() || v == "off" || v == "none" => x.spec.method = None,
+        Field::SpecMethod => {
+            x.spec.method = Some(SpecMethod::parse(v).ok_or_else(|| {
+                format!(
+                    "unknown speculative method `{v}` (off, {})",
+                    SpecMethod::ALL.map(SpecMethod::id).join(", ")
+                )
+            })?);
+        }
+        Field::SpecTokens => opt_int(&mut x.spec.tokens)?,
+        Field::SpecAcceptance => opt_float(&mut x.spec.acceptance)?,
+        Field::EnforceEager => x.enforce_eager = flag(value)?,
+        Field::CpuOffloadGb => opt_float(&mut x.cpu_offload_gib)?,
+        Field::SwapSpace => opt_float(&mut x.swap_space_gib)?,
+        Field::NoPrefixCaching => x.no_prefix_caching = flag(value)?,
+        Field::KvCacheMemoryBytes => {
+            x.kv_cache_memory_bytes = if clear {
+                None
+            } else {
+                // vLLM reads `--kv-cache-memory-bytes` as a human-readable size (`20G`).
+                let n = human_int(v).map_or_else(|| k.int(value), |n| k.check_int(n))?;
+                Some(n)
+            };
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// An on/off value: `1`/`true` or `0`/`false`.
@@ -496,7 +671,7 @@ pub fn short(x: f64) -> String {
 mod tests {
     use super::*;
 
-    const ALL: [Field; 34] = [
+    const ALL: [Field; 53] = [
         Field::Model,
         Field::Gpu,
         Field::Format,
@@ -531,6 +706,25 @@ mod tests {
         Field::MaxBudgetUsd,
         Field::OnPrem,
         Field::Vendor,
+        Field::MmImages,
+        Field::MmVideos,
+        Field::MmAudios,
+        Field::MmFrames,
+        Field::MmMaxPixels,
+        Field::EnableLora,
+        Field::MaxLoras,
+        Field::MaxLoraRank,
+        Field::MaxCpuLoras,
+        Field::FullyShardedLoras,
+        Field::SpecMethod,
+        Field::SpecTokens,
+        Field::SpecModel,
+        Field::SpecAcceptance,
+        Field::EnforceEager,
+        Field::CpuOffloadGb,
+        Field::SwapSpace,
+        Field::NoPrefixCaching,
+        Field::KvCacheMemoryBytes,
     ];
 
     #[test]

@@ -46,12 +46,14 @@ mod read;
 use read::*;
 mod layers;
 mod params;
+mod vision;
 
 use aliases::Concept;
 pub use layers::{
     Assumption, GlobalAttention, LayerAttention, LayerKind, Mixer, Provenance, RecurrentState,
 };
 pub use params::ParamBreakdown;
+pub use vision::{Vision, VisionFamily};
 
 /// Multi-head latent attention ranks (DeepSeek-V2/V3, Kimi K2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -146,6 +148,12 @@ pub struct ModelArch {
     pub dense_beside_moe: bool,
     /// Full-attention q projection doubled by an output gate (Qwen3-Next `attn_output_gate`).
     pub attn_output_gate: bool,
+    /// The multimodal encoder (`vision_config` / `audio_config`), if any
+    /// (`model/vision.rs`); its parameters are in `extra_params`.
+    pub vision: Option<Vision>,
+    /// Multi-token-prediction layers the checkpoint carries (`num_nextn_predict_layers`,
+    /// `mtp_num_hidden_layers`): loaded only as a speculative draft (`sizing/spec.rs`).
+    pub mtp_layers: u64,
     /// Values the config did not give and the reader assumed (each also a plan warning).
     pub assumptions: Vec<Assumption>,
     /// Where each derived number came from.
@@ -776,6 +784,7 @@ impl ModelArch {
             .or_else(|| get_str(root, "torch_dtype"))
             .or_else(|| get_str(c, "dtype"))
             == Some("float32");
+        let tower = Vision::read(root, &architecture, hidden);
         let arch = Self {
             architecture,
             hidden,
@@ -805,6 +814,10 @@ impl ModelArch {
             recurrent,
             dense_beside_moe,
             attn_output_gate,
+            vision: tower,
+            mtp_layers: get_u64(c, "num_nextn_predict_layers")
+                .or_else(|| get_u64(c, "mtp_num_hidden_layers"))
+                .unwrap_or(0),
             assumptions: rd.assumptions,
             provenance: rd.provenance,
         };

@@ -39,6 +39,7 @@ pub const TTFT_REL_ERR: f64 = 0.22;
 
 pub use crate::inputs::Inputs;
 
+mod features;
 mod files;
 mod fix;
 mod parts;
@@ -319,6 +320,7 @@ pub fn scenario(
     s.tensor_parallel_size = inputs.tensor_parallel_size.unwrap_or(1).max(1);
     s.pipeline_parallel_size = inputs.pipeline_parallel_size.unwrap_or(1).max(1);
     s.flags = inputs.flags;
+    s.draft_repo = inputs.spec_model.trim().to_string();
     s.workload = inputs.workload;
     s.workload.users = s.workload.users.max(1);
     s
@@ -568,7 +570,8 @@ pub fn plan_on(cat: &Catalog, inputs: &Inputs, gpu: &Gpu) -> Result<Plan, PlanEr
     let arch = model
         .arch()
         .map_err(|e| PlanError::BadModel(e.to_string()))?;
-    let files = catalog_files(model);
+    let mut files = catalog_files(model);
+    files.draft = files::draft_arch(cat, inputs);
     let mut p = plan_arch_with(
         arch,
         model.id.clone(),
@@ -702,6 +705,7 @@ pub fn plan_arch_with(
             )
         });
     }
+    warnings.extend(features::feature_warnings(&sc, inputs));
     let budget = f(est.budget_bytes);
     let pool_rel = if est.kv_pool_bytes > 0 {
         (KV_POOL_REL_ERR * budget / f(est.kv_pool_bytes)).min(1.0)
@@ -740,7 +744,15 @@ pub fn plan_arch_with(
             }
         },
         max_concurrency_band: Band::rel(est.max_concurrency, pool_rel),
-        speed_validated: crate::serving::validation(inputs.flags.engine).is_some(),
+        // Speculative decoding and CPU offload have no published measurement in the
+        // calibration set: their speed is "not validated".
+        speed_validated: crate::serving::validation(inputs.flags.engine).is_some()
+            && inputs.flags.features.spec.method.is_none()
+            && !inputs
+                .flags
+                .features
+                .cpu_offload_gib
+                .is_some_and(|g| g > 0.0),
         estimate: est,
         parameters: params.total(),
         active_parameters: params.active(),

@@ -317,6 +317,8 @@ pub struct Replica {
     pub stage_link: f64,
     /// Latency of one hand-off, s.
     pub stage_alpha: f64,
+    /// Speculative decoding and CPU offload (issue 18); none by default.
+    pub extras: Extras,
 }
 
 /// The traffic: lengths, arrivals, prefix-cache hits.
@@ -392,7 +394,9 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
     // Each stage holds `d / stages` requests of a micro-batch (at least one when any).
     let micro = if d > 0.0 { (d / stages).max(1.0) } else { 0.0 };
     let pm = p / stages;
-    let t = (micro + pm).max(1.0);
+    // A speculating request verifies `k + 1` tokens per step.
+    let q = 1.0 + r.extras.spec_tokens;
+    let t = (micro * q + pm).max(1.0);
     let eta = gemm_eta(k, r.precision);
     let occupancy = |n: f64| n / (n + k.gemm_half_tokens);
     let t_dense = (r.dense_bytes / (r.bandwidth * k.eta_bw))
@@ -446,6 +450,7 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
         k.eager_layer_s * r.layers * stages
     };
     let overhead = launch + k.layer_s * r.layers * stages + k.per_seq_s * d;
+    let overhead = overhead + extras::step_extra(r, k, d, eta);
     let stage = linear + kv + attention + comm;
     StepTime {
         linear,
@@ -510,8 +515,11 @@ pub fn capacity(r: &Replica, t: &Traffic) -> (f64, Limit) {
     } else {
         0.0
     };
-    let ratio = input * (1.0 - t.prefix_hit.clamp(0.0, 1.0)) / output;
-    let by_tokens = (r.max_num_batched_tokens / (1.0 + ratio)).floor().max(1.0);
+    let al = r.extras.tokens_per_step.max(1.0);
+    let ratio = input * (1.0 - t.prefix_hit.clamp(0.0, 1.0)) * al / output;
+    let by_tokens = (r.max_num_batched_tokens / (1.0 + r.extras.spec_tokens + ratio))
+        .floor()
+        .max(1.0);
     let by_seqs = r.max_num_seqs;
     if by_memory <= by_seqs.min(by_tokens) {
         (by_memory.max(0.0), Limit::Memory)
@@ -525,7 +533,11 @@ fn at(r: &Replica, k: &Constants, t: &Traffic, d: f64) -> (f64, StepTime) {
     let input = f(t.input.max(1));
     let output = f(t.output.max(1));
     let fresh = input * (1.0 - t.prefix_hit.clamp(0.0, 1.0));
-    let p = (d * fresh / output).min((r.max_num_batched_tokens - d).max(0.0));
+    // Requests finish in `output ÷ tokens per step` steps; each decoding one takes `k + 1`
+    // batched tokens.
+    let al = r.extras.tokens_per_step.max(1.0);
+    let q = 1.0 + r.extras.spec_tokens;
+    let p = (d * fresh * al / output).min((r.max_num_batched_tokens - d * q).max(0.0));
     let ctx = input + output / 2.0;
     (p, step_time(r, k, d, ctx, p, input / 2.0))
 }
@@ -593,10 +605,13 @@ fn serve_rank(r: &Replica, k: &Constants, t: &Traffic) -> Serving {
             step: StepTime::default(),
         };
     }
+    // Tokens each request emits per step (speculative decoding), so the inter-token latency
+    // is the step over them.
+    let al = r.extras.tokens_per_step.max(1.0);
     let point = |d: f64, queue_s: f64, limit: Option<Limit>| {
         let (p, st) = at(r, k, t, d);
-        let itl = st.itl.max(1e-9);
         let ttft = ttft_s(r, k, t, d, &st, p) + queue_s;
+        let itl = st.itl.max(1e-9) / al;
         Serving {
             concurrency: d,
             prefill_tokens_per_step: p,
@@ -644,7 +659,7 @@ fn serve_rank(r: &Replica, k: &Constants, t: &Traffic) -> Serving {
             for _ in 0..50 {
                 let mid = 0.5 * (lo + hi);
                 let (_, st) = at(r, k, t, mid);
-                if mid / st.itl.max(1e-12) < rate * output {
+                if mid * al / st.itl.max(1e-12) < rate * output {
                     lo = mid;
                 } else {
                     hi = mid;
@@ -797,7 +812,8 @@ impl Replica {
             // TensorRT-LLM reserves each request's length; llama.cpp each slot's (`-np`).
             reserve_full: trt || s.flags.engine == Engine::LlamaCpp,
             dp: 1.0,
-            cuda_graphs: true,
+            // `--enforce-eager` (SGLang `--disable-cuda-graph`) launches every kernel.
+            cuda_graphs: !s.flags.features.enforce_eager,
             precision,
             bandwidth: gpu.memory_bandwidth_gb_per_s * 1e9,
             flops,
@@ -806,6 +822,7 @@ impl Replica {
             alpha,
             stage_link,
             stage_alpha,
+            extras: extras_of(s, gpu, e),
         }
     }
 
@@ -854,7 +871,13 @@ impl Replica {
     }
 }
 
+mod extras;
 mod validation;
+use extras::extras_of;
+pub use extras::{
+    accepted_per_step, default_acceptance, draft_pass_s, host_link_bytes_per_s, Extras,
+    DRAFT_PASS_S,
+};
 pub use validation::{validation, HeldOut, Validation, HELD_OUT, VALIDATION};
 
 #[cfg(test)]
@@ -865,6 +888,7 @@ mod tests {
     /// weights, 8 B parameters, 32 layers, 128 KiB of KV per token (Llama 3.1 8B), 30 GB of KV.
     fn replica() -> Replica {
         Replica {
+            extras: Extras::default(),
             dense_bytes: 16e9,
             expert_bytes: 0.0,
             experts: 0.0,

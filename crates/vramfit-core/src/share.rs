@@ -19,6 +19,10 @@
 //! | `users`, `prompt`, `output` | workload | – |
 //! | `tps` | target tokens/s per user | – |
 //! | `cmd` | a pasted launch command to check (up to [`MAX_COMMAND_LEN`] characters) | – |
+//! | `img`, `vid`, `aud`, `frames`, `pixels` | multimodal limits and resolution | `--limit-mm-per-prompt`, `--mm-processor-kwargs` |
+//! | `lora`, `loras`, `rank`, `cpuloras`, `fsl` | LoRA | `--enable-lora`, `--max-loras`, `--max-lora-rank`, `--max-cpu-loras`, `--fully-sharded-loras` |
+//! | `spec`, `spectok`, `specmodel`, `accept` | speculative decoding | `--speculative-config` |
+//! | `eager`, `offload`, `swap`, `nopc`, `kvbytes` | the smaller flags | `--enforce-eager`, `--cpu-offload-gb`, `--swap-space`, `--no-enable-prefix-caching`, `--kv-cache-memory-bytes` |
 //!
 //! Decoding never fails: an unknown or malformed value falls back to its default and is
 //! reported in a [`Notice`] for the UI to show. Values are percent-decoded; nothing decoded
@@ -238,6 +242,33 @@ mod tests {
                 block_size: Some(32),
                 expert_parallel: true,
                 allow_long_max_model_len: true,
+                fit_max_model_len: false,
+                features: crate::inputs::Features {
+                    mm: crate::inputs::Multimodal {
+                        images: Some(2),
+                        videos: Some(0),
+                        audios: None,
+                        frames: Some(16),
+                        max_pixels: Some(1_003_520),
+                    },
+                    lora: crate::inputs::Lora {
+                        enabled: true,
+                        max_loras: 4,
+                        max_rank: 64,
+                        max_cpu_loras: Some(8),
+                        fully_sharded: true,
+                    },
+                    spec: crate::inputs::Speculative {
+                        method: Some(crate::inputs::SpecMethod::Eagle3),
+                        tokens: Some(3),
+                        acceptance: Some(0.7),
+                    },
+                    enforce_eager: true,
+                    cpu_offload_gib: Some(4.5),
+                    swap_space_gib: Some(8.0),
+                    no_prefix_caching: true,
+                    kv_cache_memory_bytes: Some(21_474_836_480),
+                },
             },
             workload: Workload {
                 users: 17,
@@ -263,6 +294,7 @@ mod tests {
                 vendor: Some("amd"),
             },
             command: "vllm serve 'a b' \\\n  --tp=2 # é & = ?".into(),
+            spec_model: "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B".into(),
         };
         let (back, notices) = decode(&encode(&i));
         assert!(notices.is_empty(), "{notices:?}");

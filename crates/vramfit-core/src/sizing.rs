@@ -45,15 +45,20 @@
 //!   share.
 
 mod estimate;
+pub mod features;
 mod kv;
 pub mod llama_cpp;
+pub mod lora;
+pub mod mm;
 mod quant_layout;
 mod refusal;
+pub mod spec;
 mod verdict;
 mod weights;
 
 pub use crate::units::fmt_gib;
 pub use estimate::{estimate, estimate_bytes, vllm_defaults, Estimate, Part};
+pub use features::FeatureBytes;
 pub use kv::{blocks_for_len, kv_groups, KvGroup, KvGroups};
 pub use quant_layout::{
     fp8_block_scale_bytes, kept_format, mxfp4_backend, mxfp4_expert_dims, mxfp4_experts_bytes,
@@ -128,6 +133,11 @@ pub struct Scenario {
     /// when set and `format` is the checkpoint's, the weights come from them instead of the
     /// config.
     pub checkpoint: Option<HeaderWeights>,
+    /// The draft model of speculative decoding's `draft_model` method, resolved by the plan
+    /// from [`crate::inputs::Inputs::spec_model`] (`sizing/spec.rs`).
+    pub draft_model: Option<Box<ModelArch>>,
+    /// The draft's id as the user gave it (the launch command's `"model"`), empty when none.
+    pub draft_repo: String,
 }
 
 impl Scenario {
@@ -146,6 +156,8 @@ impl Scenario {
             gpu_arch: None,
             kept_16bit: Kept16::default(),
             checkpoint: None,
+            draft_model: None,
+            draft_repo: String::new(),
         }
     }
 

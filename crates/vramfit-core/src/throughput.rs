@@ -76,11 +76,15 @@ pub fn traffic(s: &Scenario, load: Load) -> Traffic {
         input: s.workload.prompt_tokens,
         output: s.workload.output_tokens.max(1),
         load,
-        prefix_hit: s
-            .workload
-            .prefix_cache_hit_rate
-            .unwrap_or(0.0)
-            .clamp(0.0, 1.0),
+        // `--no-enable-prefix-caching` (SGLang `--disable-radix-cache`): nothing is reused.
+        prefix_hit: if s.flags.features.no_prefix_caching {
+            0.0
+        } else {
+            s.workload
+                .prefix_cache_hit_rate
+                .unwrap_or(0.0)
+                .clamp(0.0, 1.0)
+        },
     }
 }
 
@@ -101,6 +105,43 @@ pub fn replica(s: &Scenario, gpu: &Gpu, link: Link) -> (Estimate, Replica) {
 pub fn serve_scenario(s: &Scenario, gpu: &Gpu, load: Load, link: Link) -> Serving {
     let (_, r) = replica(s, gpu, link);
     serve(&r, &FITTED, &traffic(s, load))
+}
+
+/// Where speculative decoding stops paying off: the fewest requests in flight at which the
+/// replica's output tokens/s with the draft are no more than without it (verifying `k + 1`
+/// tokens per request makes the step compute-bound sooner). `None` without speculative
+/// decoding, or when it still pays at the replica's capacity (up to 4096 requests).
+#[must_use]
+pub fn spec_break_even(s: &Scenario, gpu: &Gpu) -> Option<u64> {
+    s.flags.features.spec.method?;
+    let mut base = s.clone();
+    base.flags.features.spec = crate::inputs::Speculative::default();
+    let pays = |n: u64| {
+        let a = serve_scenario(s, gpu, Load::Concurrency(n), Link::Own).tokens_per_s_total;
+        let b = serve_scenario(&base, gpu, Load::Concurrency(n), Link::Own).tokens_per_s_total;
+        a > b
+    };
+    let mut hi = 1;
+    while pays(hi) {
+        if hi >= 4096 {
+            return None;
+        }
+        hi *= 2;
+    }
+    let mut lo = hi / 2;
+    if lo == 0 {
+        return Some(1);
+    }
+    // pays(lo), !pays(hi): the first n that does not pay.
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if pays(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(hi)
 }
 
 /// Speed with `batch` requests in flight, at the workload's lengths.

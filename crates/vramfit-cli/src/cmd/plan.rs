@@ -183,6 +183,31 @@ pub fn plan_text(p: &Plan, u: Units) -> String {
         "longest context (1 request)",
         fmt_count(e.max_model_len_fit),
     ));
+    let features = e.features.rows(e.kv_bytes_per_token);
+    if !features.is_empty() {
+        s.push_str("deployment features (per GPU):\n");
+        for f in &features {
+            s.push_str(&format!(
+                "  {:<40} {:>12}  {}\n",
+                f.label,
+                fmt_bytes(f.bytes, u),
+                f.note
+            ));
+        }
+        s.push('\n');
+    }
+    if let Some(n) = e.vllm_auto_max_model_len {
+        s.push_str(&format!(
+            "--max-model-len -1: vLLM picks {} tokens (the longest one request fits; the model's maximum is {})\n\n",
+            fmt_count(n),
+            fmt_count(p.estimate.max_model_len.max(n))
+        ));
+    }
+    if let Some(n) = p.run.as_ref().and_then(|r| r.spec_break_even_concurrency) {
+        s.push_str(&format!(
+            "speculative decoding stops paying off at {n} requests in flight per replica\n"
+        ));
+    }
     if let Some(r) = &p.run {
         s.push_str(&format!(
             "decode: {} tok/s per user, {} tok/s total; TTFT {} ms\n",

@@ -3,7 +3,8 @@
 
 use super::{Command, CommandError, Flag, Unmodelled};
 use crate::engine::Engine;
-use crate::inputs::{key, Field, Inputs};
+use crate::inputs::features::{apply_vllm_json, Compound};
+use crate::inputs::{human_int, key, Field, Inputs};
 
 /// What a flag does to the question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +23,12 @@ enum To {
     EpSize,
     /// TRT-LLM `--backend`: the PyTorch backend is what is modelled.
     TrtBackend,
+    /// A switch that turns a row on (`--enforce-eager`).
+    On(Field),
+    /// A switch that turns a row off (`--enable-prefix-caching` = not `--no-enable-…`).
+    Off(Field),
+    /// A JSON flag read onto several rows (`--limit-mm-per-prompt`, `--speculative-config`).
+    Json(Compound),
 }
 
 /// One engine's flags.
@@ -64,9 +71,38 @@ const VLLM: Table = Table {
         ("-q", To::Quantization),
         ("--dtype", To::Dtype),
         ("--enable-expert-parallel", To::ExpertParallel),
+        ("--enable-lora", To::On(Field::EnableLora)),
+        ("--max-loras", To::Row(Field::MaxLoras)),
+        ("--max-lora-rank", To::Row(Field::MaxLoraRank)),
+        ("--max-cpu-loras", To::Row(Field::MaxCpuLoras)),
+        ("--fully-sharded-loras", To::On(Field::FullyShardedLoras)),
+        ("--enforce-eager", To::On(Field::EnforceEager)),
+        ("--cpu-offload-gb", To::Row(Field::CpuOffloadGb)),
+        ("--swap-space", To::Row(Field::SwapSpace)),
+        ("--no-enable-prefix-caching", To::On(Field::NoPrefixCaching)),
+        ("--enable-prefix-caching", To::Off(Field::NoPrefixCaching)),
+        (
+            "--kv-cache-memory-bytes",
+            To::Row(Field::KvCacheMemoryBytes),
+        ),
+        (
+            "--limit-mm-per-prompt",
+            To::Json(Compound::LimitMmPerPrompt),
+        ),
+        (
+            "--mm-processor-kwargs",
+            To::Json(Compound::MmProcessorKwargs),
+        ),
+        (
+            "--speculative-config",
+            To::Json(Compound::SpeculativeConfig),
+        ),
     ],
     switches: &[
         "--enable-expert-parallel",
+        "--enable-lora",
+        "--fully-sharded-loras",
+        "--enforce-eager",
         "--trust-remote-code",
         "--enable-prefix-caching",
         "--no-enable-prefix-caching",
@@ -131,8 +167,6 @@ const VLLM: Table = Table {
         "--generation-config",
         "--override-generation-config",
         "--distributed-executor-backend",
-        "--enable-prefix-caching",
-        "--no-enable-prefix-caching",
         "--enable-chunked-prefill",
         "--no-enable-chunked-prefill",
         "--enable-request-id-headers",
@@ -142,8 +176,6 @@ const VLLM: Table = Table {
         "--headless",
     ],
     unmodelled_switches: &[
-        "--enforce-eager",
-        "--enable-lora",
         "--disable-custom-all-reduce",
         "--disable-sliding-window",
         "--enable-sleep-mode",
@@ -185,6 +217,8 @@ const SGLANG: Table = Table {
         ("--ep-size", To::EpSize),
         ("--ep", To::EpSize),
         ("--expert-parallel-size", To::EpSize),
+        ("--disable-radix-cache", To::On(Field::NoPrefixCaching)),
+        ("--disable-cuda-graph", To::On(Field::EnforceEager)),
     ],
     switches: &[
         "--trust-remote-code",
@@ -192,6 +226,7 @@ const SGLANG: Table = Table {
         "--log-requests",
         "--skip-server-warmup",
         "--disable-radix-cache",
+        "--disable-cuda-graph",
     ],
     no_memory: &[
         "--host",
@@ -211,13 +246,11 @@ const SGLANG: Table = Table {
         "--log-requests",
         "--enable-metrics",
         "--skip-server-warmup",
-        "--disable-radix-cache",
         "--random-seed",
         "--schedule-policy",
         "--file-storage-path",
     ],
     unmodelled_switches: &[
-        "--disable-cuda-graph",
         "--enable-dp-attention",
         "--enable-torch-compile",
         "--enable-lora",
@@ -266,41 +299,6 @@ fn table(e: Engine) -> &'static Table {
         Engine::TrtLlm => &TRTLLM,
         _ => &VLLM,
     }
-}
-
-/// vLLM's `human_readable_int`: `32k` = 32 000, `25.6k` = 25 600, `32K` = 32 768 (binary
-/// suffixes take no decimals); anything else is left for the input table to read.
-fn human_int(v: &str) -> Option<String> {
-    let last = v.chars().last()?;
-    let mult: u64 = match last {
-        'k' => 1_000,
-        'm' => 1_000_000,
-        'g' => 1_000_000_000,
-        't' => 1_000_000_000_000,
-        'K' => 1 << 10,
-        'M' => 1 << 20,
-        'G' => 1 << 30,
-        'T' => 1 << 40,
-        _ => return None,
-    };
-    let num = &v[..v.len() - 1];
-    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
-    if int.is_empty()
-        || !int.bytes().all(|b| b.is_ascii_digit())
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-        || (!frac.is_empty() && last.is_ascii_uppercase())
-    {
-        return None;
-    }
-    let whole = int.parse::<u64>().ok()?.checked_mul(mult)?;
-    // The decimals, cut to what the multiplier can carry (vLLM truncates with `int()`).
-    let mut part = 0u64;
-    let mut scale = mult;
-    for d in frac.bytes() {
-        scale /= 10;
-        part += u64::from(d - b'0') * scale;
-    }
-    Some(whole.checked_add(part)?.to_string())
 }
 
 /// The flag as its table spells it (`--max_model_len` → `--max-model-len` for vLLM).
@@ -424,6 +422,32 @@ fn apply(c: &mut Command, to: To, written: &str, value: Option<&str>) -> Result<
     match to {
         To::Model => {}
         To::ExpertParallel => c.inputs.flags.expert_parallel = true,
+        To::On(field) | To::Off(field) => {
+            // A switch may be written `--enforce-eager=true` / `=false`.
+            let on = match value.map(str::to_ascii_lowercase).as_deref() {
+                None | Some("1" | "true") => true,
+                Some("0" | "false") => false,
+                Some(v) => return Err(bad(format!("`{v}` is not true or false"))),
+            };
+            let on = if matches!(to, To::Off(_)) { !on } else { on };
+            c.inputs
+                .set(field, if on { "1" } else { "0" })
+                .map_err(bad)?;
+        }
+        To::Json(compound) => {
+            let v = value.ok_or_else(need)?;
+            let applied = apply_vllm_json(compound, v).map_err(bad)?;
+            for (field, value) in applied.rows {
+                c.inputs.set(field, &value).map_err(bad)?;
+            }
+            for k in applied.ignored {
+                c.unmodelled.push(Unmodelled {
+                    flag: format!("{written} {k}"),
+                    value: None,
+                    affects_memory: true,
+                });
+            }
+        }
         To::EpSize => {
             let v = value.ok_or_else(need)?;
             let n: u64 = v
@@ -481,18 +505,15 @@ fn apply(c: &mut Command, to: To, written: &str, value: Option<&str>) -> Result<
                 )));
             }
             let v = match field {
-                Field::MaxModelLen if matches!(v, "auto" | "-1") => {
-                    // vLLM then picks the longest length that fits: checked at the model's
-                    // maximum here, and listed.
-                    c.unmodelled.push(Unmodelled {
-                        flag: written.to_string(),
-                        value: Some(v.to_string()),
-                        affects_memory: true,
-                    });
-                    return Ok(());
+                // vLLM then picks the longest length that fits (`Estimate::
+                // vllm_auto_max_model_len`); SGLang's `--context-length` has no such value.
+                Field::MaxModelLen
+                    if matches!(v, "auto" | "-1") && matches!(c.engine, Engine::Vllm { .. }) =>
+                {
+                    "-1".to_string()
                 }
                 Field::MaxModelLen | Field::MaxNumBatchedTokens => {
-                    human_int(v).unwrap_or_else(|| v.to_string())
+                    human_int(v).map_or_else(|| v.to_string(), |n| n.to_string())
                 }
                 _ => v.to_string(),
             };
@@ -525,7 +546,7 @@ mod tests {
             ("8192", None),
             ("99999999999999999999k", None),
         ] {
-            assert_eq!(human_int(s).as_deref(), want, "{s}");
+            assert_eq!(human_int(s).map(|n| n.to_string()).as_deref(), want, "{s}");
         }
     }
 }

@@ -134,8 +134,10 @@ fn a_kubernetes_args_list() {
     assert_eq!(c.command.model, "Qwen/Qwen2.5-7B-Instruct");
     assert_eq!(c.command.inputs.tensor_parallel_size, Some(8));
     assert_eq!(c.command.inputs.flags.gpu_memory_utilization, Some(0.85));
-    // Qwen2.5-7B has 28 attention heads: TP 8 does not divide them.
-    assert_eq!(ids(&c), ["tp_does_not_divide_heads", "flags_not_modelled"]);
+    // Qwen2.5-7B has 28 attention heads: TP 8 does not divide them. `--enable-lora` is
+    // modelled (its slots are in the weights).
+    assert_eq!(ids(&c), ["tp_does_not_divide_heads"]);
+    assert!(c.command.inputs.flags.features.lora.enabled);
     assert_eq!(c.checks[0].flags, ["--tensor-parallel-size 8"]);
     assert!(
         c.checks[0].message.contains("28 attention heads")
@@ -143,9 +145,7 @@ fn a_kubernetes_args_list() {
         "{}",
         c.checks[0].message
     );
-    assert_eq!(c.checks[1].flags, ["--enable-lora"]);
-    assert_eq!(c.checks[1].severity, Severity::Note);
-    // `--port` is listed too, as having no effect on memory.
+    // `--port` is listed, as having no effect on memory.
     let port = c
         .command
         .unmodelled

@@ -52,7 +52,7 @@ pub struct Key {
 }
 
 /// Every input. The URL codec writes keys in this order.
-pub const KEYS: [Key; 34] = [
+pub const KEYS: [Key; 53] = [
     Key {
         field: Field::Model,
         url: "model",
@@ -438,6 +438,211 @@ pub const KEYS: [Key; 34] = [
         default: "",
         auto: false,
     },
+    Key {
+        field: Field::MmImages,
+        url: "img",
+        flag: "--images-per-prompt",
+        label: "Images per prompt",
+        unit: "images",
+        range: Range::Int { min: 0, max: 1024 },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::MmVideos,
+        url: "vid",
+        flag: "--videos-per-prompt",
+        label: "Videos per prompt",
+        unit: "videos",
+        range: Range::Int { min: 0, max: 1024 },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::MmAudios,
+        url: "aud",
+        flag: "--audios-per-prompt",
+        label: "Audio clips per prompt",
+        unit: "clips",
+        range: Range::Int { min: 0, max: 1024 },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::MmFrames,
+        url: "frames",
+        flag: "--video-frames",
+        label: "Frames per video",
+        unit: "frames",
+        range: Range::Int { min: 1, max: 4096 },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::MmMaxPixels,
+        url: "pixels",
+        flag: "--max-pixels",
+        label: "Max pixels per image",
+        unit: "pixels",
+        range: Range::Int {
+            min: 784,
+            max: 100000000,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::EnableLora,
+        url: "lora",
+        flag: "--enable-lora",
+        label: "LoRA adapters",
+        unit: "",
+        range: Range::Flag,
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::MaxLoras,
+        url: "loras",
+        flag: "--max-loras",
+        label: "Adapters per batch",
+        unit: "adapters",
+        range: Range::Int { min: 1, max: 256 },
+        default: "1",
+        auto: false,
+    },
+    Key {
+        field: Field::MaxLoraRank,
+        url: "rank",
+        flag: "--max-lora-rank",
+        label: "Max LoRA rank",
+        unit: "",
+        range: Range::Int { min: 1, max: 512 },
+        default: "16",
+        auto: false,
+    },
+    Key {
+        field: Field::MaxCpuLoras,
+        url: "cpuloras",
+        flag: "--max-cpu-loras",
+        label: "Adapters cached in host memory",
+        unit: "adapters",
+        range: Range::Int { min: 1, max: 65536 },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::FullyShardedLoras,
+        url: "fsl",
+        flag: "--fully-sharded-loras",
+        label: "Fully sharded LoRA",
+        unit: "",
+        range: Range::Flag,
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::SpecMethod,
+        url: "spec",
+        flag: "--speculative-method",
+        label: "Speculative decoding",
+        unit: "",
+        range: Range::Choice,
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::SpecTokens,
+        url: "spectok",
+        flag: "--num-speculative-tokens",
+        label: "Speculative tokens",
+        unit: "tokens per step",
+        range: Range::Int { min: 1, max: 32 },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::SpecModel,
+        url: "specmodel",
+        flag: "--speculative-model",
+        label: "Draft model",
+        unit: "",
+        range: Range::Text,
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::SpecAcceptance,
+        url: "accept",
+        flag: "--acceptance-rate",
+        label: "Draft acceptance rate",
+        unit: "fraction per token",
+        range: Range::Float {
+            min: 0.0,
+            max: 0.99,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::EnforceEager,
+        url: "eager",
+        flag: "--enforce-eager",
+        label: "Eager mode (no CUDA graphs)",
+        unit: "",
+        range: Range::Flag,
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::CpuOffloadGb,
+        url: "offload",
+        flag: "--cpu-offload-gb",
+        label: "CPU offload",
+        unit: "GiB per GPU",
+        range: Range::Float {
+            min: 0.0,
+            max: 100000.0,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::SwapSpace,
+        url: "swap",
+        flag: "--swap-space",
+        label: "Swap space",
+        unit: "GiB per GPU",
+        range: Range::Float {
+            min: 0.0,
+            max: 100000.0,
+        },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::NoPrefixCaching,
+        url: "nopc",
+        flag: "--no-enable-prefix-caching",
+        label: "Prefix caching off",
+        unit: "",
+        range: Range::Flag,
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::KvCacheMemoryBytes,
+        url: "kvbytes",
+        flag: "--kv-cache-memory-bytes",
+        label: "KV cache size",
+        unit: "bytes per GPU",
+        range: Range::Int {
+            min: 1048576,
+            max: 1125899906842624,
+        },
+        default: "",
+        auto: false,
+    },
 ];
 
 /// Longest pasted command accepted (characters): a Kubernetes manifest's container section
@@ -526,4 +731,40 @@ impl Key {
             crate::decimal::parse_f64(v.trim()).ok_or_else(|| format!("`{v}` is not a number"))?;
         self.check_float(x)
     }
+}
+
+/// vLLM's `human_readable_int`: `32k` = 32 000, `25.6k` = 25 600, `32K` = 32 768 (binary
+/// suffixes take no decimals); anything else is left for the input table to read.
+#[must_use]
+pub fn human_int(v: &str) -> Option<u64> {
+    let last = v.chars().last()?;
+    let mult: u64 = match last {
+        'k' => 1_000,
+        'm' => 1_000_000,
+        'g' => 1_000_000_000,
+        't' => 1_000_000_000_000,
+        'K' => 1 << 10,
+        'M' => 1 << 20,
+        'G' => 1 << 30,
+        'T' => 1 << 40,
+        _ => return None,
+    };
+    let num = &v[..v.len() - 1];
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    if int.is_empty()
+        || !int.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+        || (!frac.is_empty() && last.is_ascii_uppercase())
+    {
+        return None;
+    }
+    let whole = int.parse::<u64>().ok()?.checked_mul(mult)?;
+    // The decimals, cut to what the multiplier can carry (vLLM truncates with `int()`).
+    let mut part = 0u64;
+    let mut scale = mult;
+    for d in frac.bytes() {
+        scale /= 10;
+        part += u64::from(d - b'0') * scale;
+    }
+    whole.checked_add(part)
 }

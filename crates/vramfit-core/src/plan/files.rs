@@ -30,6 +30,23 @@ pub struct ModelFiles {
     pub checkpoint: Option<crate::sizing::HeaderWeights>,
     /// Parts kept in 16 bits ([`crate::sizing::quant_config_ignores`]).
     pub kept_16bit: crate::sizing::Kept16,
+    /// The speculative draft model, resolved from the catalog ([`draft_arch`]).
+    pub draft: Option<Box<crate::model::ModelArch>>,
+}
+
+/// The draft model of `--speculative-config`'s `draft_model` method, from the catalog (by
+/// id, alias or repo id); `None` for other methods or a draft the catalog lacks (the plan
+/// then says its memory is not counted).
+#[must_use]
+pub fn draft_arch(
+    cat: &crate::catalog::Catalog,
+    inputs: &crate::inputs::Inputs,
+) -> Option<Box<crate::model::ModelArch>> {
+    if inputs.flags.features.spec.method != Some(crate::inputs::SpecMethod::DraftModel) {
+        return None;
+    }
+    let m = cat.model(inputs.spec_model.trim())?;
+    m.model.arch().ok().map(Box::new)
 }
 
 impl ModelFiles {
@@ -42,6 +59,7 @@ impl ModelFiles {
             s.kept_16bit = self.kept_16bit;
         }
         s.checkpoint = self.checkpoint.clone().filter(|c| c.format == s.format);
+        s.draft_model.clone_from(&self.draft);
     }
 }
 
@@ -52,6 +70,7 @@ pub fn catalog_files(model: &crate::catalog::Model) -> ModelFiles {
     ModelFiles {
         checkpoint: None,
         kept_16bit: crate::sizing::quant_config_ignores(&model.config),
+        draft: None,
     }
 }
 
@@ -153,6 +172,7 @@ pub fn custom_plan(
     let files = ModelFiles {
         checkpoint: report.and_then(|r| header_weights(r, native)),
         kept_16bit: crate::sizing::Kept16::default(),
+        draft: draft_arch(cat, inputs),
     };
     let mut p = plan_arch_with(
         arch,

@@ -43,6 +43,9 @@ pub struct Running {
     pub decode_band: Band,
     /// Time-to-first-token band, seconds.
     pub ttft_band: Band,
+    /// With speculative decoding: the requests in flight per replica from which it no longer
+    /// pays ([`crate::throughput::spec_break_even`]); `None` without it or when it always pays.
+    pub spec_break_even_concurrency: Option<u64>,
 }
 
 /// Costs of a placement.
@@ -113,6 +116,11 @@ pub struct Launch {
     pub allow_long_max_model_len: bool,
     /// The checkpoint in `format` (a placeholder when the catalog knows none).
     pub checkpoint: Checkpoint,
+    /// The deployment features (multimodal limits, LoRA, speculative decoding, the smaller
+    /// flags), as the plan sized them.
+    pub features: crate::inputs::Features,
+    /// The speculative draft's repo (`--speculative-config`'s `"model"`), empty when none.
+    pub draft_repo: String,
 }
 
 /// The checkpoint a launch command loads.
@@ -149,19 +157,25 @@ pub(super) fn running(st: &Settled, gpu: &Gpu, engine: Engine) -> Running {
     let limited_by = limit_of(&st.scenario, &st.estimate, st.replicas, &serving);
     let sp = speed_of(serving);
     let total = sp.decode_tokens_per_s_total * f(st.replicas);
-    let ttft_rel = if crate::serving::validation(engine).is_some() {
-        TTFT_REL_ERR
-    } else {
-        0.0
-    };
+    // Speculative decoding and CPU offload have no measurement in the calibration set: their
+    // speed is "not validated", without a band.
+    let x = &st.scenario.flags.features;
+    let unvalidated = x.spec.method.is_some() || x.cpu_offload_gib.is_some_and(|g| g > 0.0);
+    let validated = crate::serving::validation(engine).is_some() && !unvalidated;
+    let ttft_rel = if validated { TTFT_REL_ERR } else { 0.0 };
     Running {
         cost: cost(gpu, st.needed().gpus, total),
         total_decode_tokens_per_s: total,
-        decode_band: speed_band(engine, sp.decode_tokens_per_s_per_user),
+        decode_band: if validated {
+            speed_band(engine, sp.decode_tokens_per_s_per_user)
+        } else {
+            Band::rel(sp.decode_tokens_per_s_per_user, 0.0)
+        },
         ttft_band: Band::rel(sp.ttft_s, ttft_rel),
         speed: sp,
         serving,
         limited_by,
+        spec_break_even_concurrency: crate::throughput::spec_break_even(&st.scenario, gpu),
     }
 }
 
@@ -294,6 +308,8 @@ pub(super) fn launch_of(
             prequantized: None,
             gguf: None,
         },
+        features: s.flags.features,
+        draft_repo: s.draft_repo.clone(),
     }
 }
 

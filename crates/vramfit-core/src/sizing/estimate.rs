@@ -49,6 +49,7 @@
 //! (weights, the whole `-c` context's KV cache, the compute buffer of one ubatch; no memory
 //! fraction).
 
+use super::features::{gib_bytes, FeatureBytes};
 use super::kv::kv_groups_compact;
 use super::{f, gib, to_u64, weights_per_gpu, Engine, Scenario, GIB};
 use super::{
@@ -115,6 +116,12 @@ pub struct Estimate {
     pub verdict: Verdict,
     /// Assumptions and warnings (texts via [`Warnings::iter`] / [`Warnings::to_strings`]).
     pub warnings: Warnings,
+    /// What the deployment features add or move (`sizing/features.rs`); all 0 when off.
+    #[serde(flatten)]
+    pub features: FeatureBytes,
+    /// The `--max-model-len` vLLM picks itself with `-1` / `auto` (the longest that fits
+    /// one request); `None` when the length is given.
+    pub vllm_auto_max_model_len: Option<u64>,
 }
 
 /// One line of the per-GPU memory breakdown: every presentation (the page's table and chart,
@@ -305,7 +312,28 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         return super::llama_cpp::estimate(s, gpu_total_bytes, warnings);
     }
 
-    let weights = weights_per_gpu(s);
+    let x = &s.flags.features;
+    let vllm = matches!(s.flags.engine, Engine::Vllm { .. });
+    let model_weights = weights_per_gpu(s);
+    // `--cpu-offload-gb` keeps that much of the weights in host memory (vLLM only).
+    let cpu_offload = if vllm {
+        gib_bytes(x.cpu_offload_gib).min(model_weights)
+    } else {
+        0
+    };
+    let lora = if vllm {
+        super::lora::lora_bytes(s, max_num_batched_tokens, max_num_seqs)
+    } else {
+        0
+    };
+    let draft = if vllm { super::spec::draft(s) } else { None };
+    let draft_weights = draft.map_or(0, |d| d.weights_bytes);
+    let encoder_weights = if m.vision.is_some() {
+        super::weights::extra_loaded(s).div_ceil(tp) * 2
+    } else {
+        0
+    };
+    let weights = model_weights - cpu_offload + lora + draft_weights;
     let act_bytes = 2u64; // activations are 16-bit
     let budget = to_u64(util * f(gpu_total_bytes));
 
@@ -340,6 +368,13 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         }
         _ => 0,
     };
+    // The multimodal profiling run (`sizing/mm.rs`): its peak over the text-only one.
+    let mm = super::mm::reservation(s, max_num_batched_tokens, max_num_seqs);
+    let text_peak = forward_peak.max(sampler_peak) + moe_workspace;
+    let mm_reserved = mm
+        .encoder_peak_bytes
+        .saturating_sub(text_peak)
+        .max(mm.encoder_cache_bytes);
     let (activation, non_torch, cuda_graph, context) = match s.flags.engine {
         Engine::Vllm { minor } => {
             let non_torch = if world == 1 {
@@ -360,10 +395,12 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
             } else {
                 CUDA_CONTEXT_MULTI_GIB
             };
+            // `--enforce-eager` captures no graphs.
+            let graphs = if x.enforce_eager { 0 } else { gib(graphs) };
             (
-                forward_peak.max(sampler_peak) + moe_workspace,
+                forward_peak.max(sampler_peak) + moe_workspace + mm_reserved,
                 gib(non_torch),
-                gib(graphs),
+                graphs,
                 gib(ctx),
             )
         }
@@ -431,12 +468,21 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         Engine::Transformers => i128_to_i64(
             i128::from(budget) - i128::from(weights) - i128::from(activation) - i128::from(context),
         ),
+        // `--kv-cache-memory-bytes` is the pool, whatever the fraction.
+        Engine::Vllm { .. } if x.kv_cache_memory_bytes.is_some() => {
+            i64::try_from(x.kv_cache_memory_bytes.unwrap_or(0)).unwrap_or(i64::MAX)
+        }
         Engine::Vllm { .. } => i128_to_i64(
             i128::from(budget)
                 - i128::from(weights)
                 - i128::from(activation)
                 - i128::from(non_torch),
         ),
+    };
+    // With the pool given, what must fit is the whole GPU, not the fraction.
+    let too_large = match x.kv_cache_memory_bytes.filter(|_| vllm) {
+        Some(kv) => weights + activation + non_torch + kv + cuda_graph + context > gpu_total_bytes,
+        None => weights + activation + non_torch > budget,
     };
     let pool = u64::try_from(pool_signed).unwrap_or(0);
 
@@ -446,32 +492,15 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let groups = kv_groups_compact(s);
     // vLLM raises the block size of models with Mamba-like layers (`kv.rs`).
     let block_size = groups.block_size(block_size);
-    let kv_bytes_per_token = groups.bytes_per_token();
-    let block_bytes = block_size.saturating_mul(groups.slot_bytes());
-    let kv_blocks = pool.checked_div(block_bytes).unwrap_or(0);
     let n_groups = groups.count().max(1);
+    // The draft's attention layers share every block (`sizing/spec.rs`).
+    let draft_kv = draft.map_or(0, |d| d.kv_bytes_per_token);
+    let kv_bytes_per_token = groups.bytes_per_token() + draft_kv;
+    let block_bytes = block_size.saturating_mul(groups.slot_bytes() + draft_kv / n_groups);
+    let kv_blocks = pool.checked_div(block_bytes).unwrap_or(0);
     let kv_tokens = kv_blocks / n_groups * block_size;
     // Blocks one request of `len` tokens needs, over all groups (vLLM
     // `get_max_concurrency_for_kv_cache_config`).
-    let blocks_for = |len: u64| groups.blocks_for_len(block_size, max_num_batched_tokens, len);
-    let req_blocks = blocks_for(max_model_len);
-    let kv_bytes_per_request = req_blocks.saturating_mul(block_bytes);
-    let max_concurrency = if req_blocks == 0 {
-        0.0
-    } else {
-        f(kv_blocks) / f(req_blocks)
-    };
-    let workload_len = s
-        .workload
-        .prompt_tokens
-        .saturating_add(s.workload.output_tokens)
-        .clamp(1, max_model_len);
-    let wl_blocks = blocks_for(workload_len);
-    let max_concurrency_workload = if wl_blocks == 0 {
-        0.0
-    } else {
-        f(kv_blocks) / f(wl_blocks)
-    };
     // Longest single request that fits.
     // Capped at the model's max_position_embeddings: vLLM refuses longer max_model_len.
     let max_model_len_fit = groups.longest_fitting_len(
@@ -480,6 +509,35 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         kv_blocks,
         m.max_position_embeddings.max(1),
     );
+    // `--max-model-len -1`: vLLM takes the longest length whose KV fits one request, up to
+    // the model's maximum (`vllm/v1/core/kv_cache_utils.py`).
+    let max_model_len = if vllm && s.flags.fit_max_model_len && max_model_len_fit > 0 {
+        max_model_len.min(max_model_len_fit)
+    } else {
+        max_model_len
+    };
+    let blocks_for = |len: u64| groups.blocks_for_len(block_size, max_num_batched_tokens, len);
+    let req_blocks = blocks_for(max_model_len);
+    let kv_bytes_per_request = req_blocks.saturating_mul(block_bytes);
+    let max_concurrency = if req_blocks == 0 {
+        0.0
+    } else {
+        f(kv_blocks) / f(req_blocks)
+    };
+    // A speculating request holds `2k + 1` slots past its tokens (lookahead and drafts).
+    let ahead = draft.map_or(0, |d| d.lookahead + d.tokens + 1);
+    let workload_len = s
+        .workload
+        .prompt_tokens
+        .saturating_add(s.workload.output_tokens)
+        .saturating_add(ahead)
+        .clamp(1, max_model_len);
+    let wl_blocks = blocks_for(workload_len);
+    let max_concurrency_workload = if wl_blocks == 0 {
+        0.0
+    } else {
+        f(kv_blocks) / f(wl_blocks)
+    };
 
     let nvidia_smi = match s.flags.engine {
         Engine::Vllm { .. } => budget.max(weights + activation + non_torch) + cuda_graph + context,
@@ -488,7 +546,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
 
     let fit = if refusal.is_some() {
         Fit::Refused
-    } else if weights + activation + non_torch > budget {
+    } else if too_large {
         Fit::WeightsTooLarge
     } else if kv_blocks < req_blocks {
         Fit::KvTooSmall
@@ -503,7 +561,11 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         per_request: kv_bytes_per_request,
         conc: max_concurrency_workload,
         util,
-        model_len: s.model_len(),
+        model_len: if vllm && s.flags.fit_max_model_len {
+            max_model_len
+        } else {
+            s.model_len()
+        },
         // Wrapping as the text always did (release arithmetic); the plan reports workloads.
         workload_tokens: s
             .workload
@@ -540,6 +602,28 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         refusal,
         verdict,
         warnings,
+        features: FeatureBytes {
+            lora_bytes: lora,
+            cpu_offload_bytes: cpu_offload,
+            // `--swap-space` allocates nothing in V1 (`sizing/features.rs`).
+            host_bytes: cpu_offload.saturating_add(if vllm {
+                super::lora::cpu_lora_bytes(s)
+            } else {
+                0
+            }),
+            mm_reserved_bytes: if vllm { mm_reserved } else { 0 },
+            encoder_cache_bytes: if vllm { mm.encoder_cache_bytes } else { 0 },
+            encoder_weights_bytes: encoder_weights,
+            draft_weights_bytes: draft_weights,
+            draft_kv_bytes: if draft_kv == 0 {
+                0
+            } else {
+                kv_blocks
+                    .saturating_mul(block_size)
+                    .saturating_mul(draft_kv / n_groups)
+            },
+        },
+        vllm_auto_max_model_len: (vllm && s.flags.fit_max_model_len).then_some(max_model_len_fit),
     }
 }
 

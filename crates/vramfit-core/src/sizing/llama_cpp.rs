@@ -401,6 +401,8 @@ pub(super) fn estimate(s: &Scenario, gpu_total_bytes: u64, warnings: Warnings) -
         refusal,
         verdict,
         warnings,
+        features: super::FeatureBytes::default(),
+        vllm_auto_max_model_len: None,
     }
 }
 

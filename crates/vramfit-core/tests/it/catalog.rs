@@ -345,7 +345,8 @@ fn the_web_catalog_sizes_like_the_full_one() {
     let keys = config_keys(concat!(
         include_str!("../../src/model.rs"),
         include_str!("../../src/model/aliases.rs"),
-        include_str!("../../src/model/read.rs")
+        include_str!("../../src/model/read.rs"),
+        include_str!("../../src/model/vision.rs")
     ));
     let mut slimmed = 0;
     for m in &cat().models {

@@ -298,9 +298,12 @@ fn hybrid_kv_groups_serialize_as_the_list_of_groups() {
         serde_json::json!([sliding, sliding, sliding, sliding, sliding, full])
     );
     assert_eq!(e.kv_groups.to_vec(), vramfit_core::sizing::kv_groups(&s).0);
+    // Gemma 3 12B takes images: the profiling run's encoder outputs (8192 ÷ 256 = 32
+    // images × 256 tokens × 3840 × 2 B, `sizing/mm.rs`) are held beside the text peak.
+    assert_eq!(e.features.encoder_cache_bytes, 32 * 256 * 3840 * 2);
     assert_eq!(
         (e.max_model_len_fit, e.longest_len_for_users(10)),
-        (131_072, 27_024)
+        (131_072, 26_928)
     );
 }
 

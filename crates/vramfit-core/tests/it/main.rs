@@ -17,6 +17,7 @@
 mod budget;
 mod calibration;
 mod catalog;
+mod features;
 mod fixes;
 mod gpu_names;
 mod hand_values;

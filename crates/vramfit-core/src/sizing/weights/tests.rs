@@ -31,7 +31,7 @@ fn stage_weights_match_walking_every_layer() {
                 start += n;
                 walked += m.rope_cache_bytes;
                 if stage == 0 {
-                    walked += vocab_shard + ceil_div(m.extra_params, tp) * hp;
+                    walked += vocab_shard + ceil_div(super::extra_loaded(&s), tp) * hp;
                 }
                 if stage == pp - 1 {
                     walked += m.hidden * hp;

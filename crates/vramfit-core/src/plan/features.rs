@@ -1,0 +1,65 @@
+//! What the plan says about the deployment features (issue 18): what is not modelled or
+//! not validated, and where vLLM ignores a flag.
+
+use super::{Inputs, Scenario};
+
+/// What the plan says about the deployment features of issue 18 (`sizing/features.rs`):
+/// what is not modelled or not validated, and where vLLM ignores a flag.
+pub(super) fn feature_warnings(s: &Scenario, inputs: &Inputs) -> Vec<String> {
+    use crate::inputs::SpecMethod;
+    use crate::model::VisionFamily;
+    let x = &s.flags.features;
+    let vllm = matches!(s.flags.engine, crate::engine::Engine::Vllm { .. });
+    let mut w = Vec::new();
+    let on = x.lora.enabled
+        || x.spec.method.is_some()
+        || x.cpu_offload_gib.is_some_and(|g| g > 0.0)
+        || x.kv_cache_memory_bytes.is_some();
+    if on && !vllm {
+        w.push(format!(
+            "LoRA, speculative decoding, `--cpu-offload-gb` and `--kv-cache-memory-bytes` are modelled for vLLM only: {} is sized without them",
+            s.flags.engine.name()
+        ));
+    }
+    if let Some(v) = s.model.vision.filter(|_| vllm) {
+        match v.family {
+            VisionFamily::Mllama => w.push(
+                "vLLM removed `MllamaForConditionalGeneration` (Llama 3.2 Vision) after v0.10.2: the modelled versions refuse to load it".into(),
+            ),
+            VisionFamily::Other if !crate::sizing::mm::text_only(s) => w.push(format!(
+                "the multimodal profiling of `{}` is not modelled: its encoder's reservation is not counted (set `--limit-mm-per-prompt` to 0 for every modality to size it text-only)",
+                s.model.architecture
+            )),
+            _ if !crate::sizing::mm::text_only(s) => w.push(
+                "the multimodal reservation follows vLLM's profiling code (the largest item the limits allow); not validated against a measurement".into(),
+            ),
+            _ => {}
+        }
+    }
+    if vllm && x.spec.method == Some(SpecMethod::DraftModel) && s.draft_model.is_none() {
+        w.push(if inputs.spec_model.trim().is_empty() {
+            "speculative decoding with a draft model needs the draft (`--speculative-config` `model`): its weights and KV are not counted".into()
+        } else {
+            format!(
+                "the draft model `{}` is not in the catalog: its weights and KV are not counted",
+                inputs.spec_model.trim()
+            )
+        });
+    }
+    if vllm && x.spec.method == Some(SpecMethod::Mtp) && s.model.mtp_layers == 0 {
+        w.push(
+            "this model's config has no multi-token-prediction layers (`num_nextn_predict_layers`): vLLM refuses `mtp`; one layer of the model's shape is counted".into(),
+        );
+    }
+    if vllm && x.swap_space_gib.is_some() {
+        w.push(
+            "vLLM V1 allocates no swap blocks (preempted requests are recomputed) and v0.18 removed `--swap-space`: it takes no memory here".into(),
+        );
+    }
+    if vllm && x.lora.enabled {
+        w.push(
+            "with LoRA, vLLM captures each CUDA graph twice (with and without adapters): graph memory outside the budget grows, not modelled".into(),
+        );
+    }
+    w
+}

@@ -1,0 +1,118 @@
+//! The deployment features of a `vllm serve` line (multimodal limits, LoRA, speculative
+//! decoding, eager mode, CPU offload, prefix caching, a set KV size): each control is one
+//! row of the core's input table, and the link carries it.
+
+use crate::components::number_field::NumberField;
+use crate::state::AppState;
+use leptos::prelude::*;
+use vramfit_core::inputs::{key, Field, SpecMethod};
+use vramfit_core::units::{fmt_bytes, fmt_count};
+
+/// A checkbox bound to an on/off row of the input table.
+#[component]
+fn Switch(field: Field, id: &'static str, help: &'static str) -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let label = format!(" {}", key(field).label);
+    view! {
+        <label class="vf-check" title=help>
+            <input
+                type="checkbox"
+                data-testid=id
+                prop:checked=move || st.decoded.with(|(i, _)| i.text(field).is_some())
+                on:change=move |ev| {
+                    let on = event_target_checked(&ev);
+                    st.choose(field, if on { "1" } else { "0" });
+                }
+            />
+            {label}
+        </label>
+    }
+}
+
+/// The features' inputs, folded under one summary, and the note on what the multimodal
+/// reservation costs.
+#[component]
+pub fn FeaturesPanel() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let inputs = Memo::new(move |_| st.decoded.get().0);
+    let (draft, set_draft) = signal(Option::<String>::None);
+    let units = st.units;
+    // What the multimodal reservation costs in KV, said where the images are chosen.
+    let mm_note = move || {
+        st.plan.with(|p| {
+            let p = p.as_ref().ok()?;
+            let e = &p.estimate;
+            let r = e.features.mm_reserved_bytes;
+            (r > 0).then(|| {
+                let tokens = r.checked_div(e.kv_bytes_per_token).unwrap_or(0);
+                format!(
+                    "The multimodal profiling reservation takes {} of the KV pool ({} tokens) on each GPU; setting images and videos to 0 runs the model text-only and frees it, with the encoder's weights ({}). Not validated.",
+                    fmt_bytes(r, units.get()),
+                    fmt_count(tokens),
+                    fmt_bytes(e.features.encoder_weights_bytes, units.get())
+                )
+            })
+        })
+    };
+    let method_options = SpecMethod::ALL
+        .into_iter()
+        .map(|m| view! { <option value=m.id()>{m.id()}</option> })
+        .collect_view();
+    view! {
+        <details class="vf-features" data-testid="features">
+            <summary>"Deployment features (multimodal, LoRA, speculative decoding, …)"</summary>
+            <fieldset>
+                <legend>"Multimodal (--limit-mm-per-prompt, --mm-processor-kwargs)"</legend>
+                <NumberField field=Field::MmImages id="mm-images" help="Images per prompt: vLLM profiles the largest item the limits allow; 0 with videos 0 runs the model text-only" placeholder="999 (vLLM)"/>
+                <NumberField field=Field::MmVideos id="mm-videos" help="Videos per prompt (Qwen-VL): a video is profiled at the most frames that fit the context" placeholder="999 (vLLM)"/>
+                <NumberField field=Field::MmFrames id="mm-frames" help="Frames sampled per video (num_frames)" placeholder="most that fit"/>
+                <NumberField field=Field::MmMaxPixels id="mm-max-pixels" help="max_pixels of the Qwen-VL processor: tokens per image = max_pixels ÷ 28²" placeholder="processor default"/>
+                <p class="vf-note" data-testid="mm-note">{mm_note}</p>
+            </fieldset>
+            <fieldset>
+                <legend>"LoRA"</legend>
+                <Switch field=Field::EnableLora id="lora" help="--enable-lora: adapter slots are pre-allocated on every GPU, counted in the weights"/>
+                <NumberField field=Field::MaxLoras id="max-loras" help="--max-loras: adapters in one batch (slots per GPU)"/>
+                <NumberField field=Field::MaxLoraRank id="max-lora-rank" help="--max-lora-rank: every slot is this rank"/>
+                <NumberField field=Field::MaxCpuLoras id="max-cpu-loras" help="--max-cpu-loras: adapters cached in host memory" placeholder="= max loras"/>
+                <Switch field=Field::FullyShardedLoras id="fully-sharded-loras" help="--fully-sharded-loras: shard the A matrices over TP too"/>
+            </fieldset>
+            <fieldset>
+                <legend>"Speculative decoding (--speculative-config)"</legend>
+                <label class="vf-field" title="The drafter: n-gram (no GPU memory), an EAGLE / EAGLE-3 head, the model's MTP layers, or a draft model">
+                    <span>{key(Field::SpecMethod).label}</span>
+                    <select
+                        data-testid="spec-method"
+                        on:change=move |ev| st.choose(Field::SpecMethod, &event_target_value(&ev))
+                        prop:value=move || inputs.get().flags.features.spec.method.map_or("off", SpecMethod::id)
+                    >
+                        <option value="off">"off"</option>
+                        {method_options}
+                    </select>
+                </label>
+                <NumberField field=Field::SpecTokens id="spec-tokens" help="num_speculative_tokens: tokens drafted per step" placeholder="3 (MTP: its layers)"/>
+                <NumberField field=Field::SpecAcceptance id="spec-acceptance" help="Chance each drafted token is accepted; the default is the method's published figure (EAGLE-3 0.75, EAGLE 0.62, MTP 0.81; draft model 0.7 and n-gram 0.3 are estimates)" step="any" placeholder="method default"/>
+                <label class="vf-field" title="The draft model (a catalog id or Hugging Face repo id): its weights and KV are counted when the catalog has it">
+                    <span>{key(Field::SpecModel).label}</span>
+                    <input
+                        type="text"
+                        data-testid="spec-model"
+                        prop:value=move || draft.get().unwrap_or_else(|| inputs.get().spec_model)
+                        on:input=move |ev| {
+                            let v = event_target_value(&ev);
+                            set_draft.set(Some(v.clone()));
+                            st.choose(Field::SpecModel, &v);
+                        }
+                    />
+                </label>
+            </fieldset>
+            <fieldset>
+                <legend>"Smaller flags"</legend>
+                <Switch field=Field::EnforceEager id="enforce-eager" help="--enforce-eager: no CUDA graphs (no graph memory, every kernel launched each step)"/>
+                <NumberField field=Field::CpuOffloadGb id="cpu-offload-gb" help="--cpu-offload-gb: GiB of weights per GPU kept in host memory and read over PCIe every step" step="any" placeholder="0"/>
+                <Switch field=Field::NoPrefixCaching id="no-prefix-caching" help="--no-enable-prefix-caching: the prefix-cache hit rate then counts for nothing"/>
+                <NumberField field=Field::KvCacheMemoryBytes id="kv-cache-memory-bytes" help="--kv-cache-memory-bytes: the KV pool per GPU, set directly (the memory fraction then does not size it)" placeholder="profiled"/>
+            </fieldset>
+        </details>
+    }
+}
