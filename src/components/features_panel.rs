@@ -36,6 +36,8 @@ pub fn FeaturesPanel() -> impl IntoView {
     let st = expect_context::<AppState>();
     let inputs = Memo::new(move |_| st.decoded.get().0);
     let (draft, set_draft) = signal(Option::<String>::None);
+    let (modules, set_modules) = signal(Option::<String>::None);
+    let (modules_error, set_modules_error) = signal(Option::<String>::None);
     let units = st.units;
     // What the multimodal reservation costs in KV, said where the images are chosen.
     let mm_note = move || {
@@ -67,6 +69,18 @@ pub fn FeaturesPanel() -> impl IntoView {
                 <NumberField field=Field::MmVideos id="mm-videos" help="Videos per prompt (Qwen-VL): a video is profiled at the most frames that fit the context" placeholder="999 (vLLM)"/>
                 <NumberField field=Field::MmFrames id="mm-frames" help="Frames sampled per video (num_frames)" placeholder="most that fit"/>
                 <NumberField field=Field::MmMaxPixels id="mm-max-pixels" help="max_pixels of the Qwen-VL processor: tokens per image = max_pixels ÷ 28²" placeholder="processor default"/>
+                <label class="vf-field" title="--mm-encoder-tp-mode: weights shards the encoder over the TP ranks (vLLM's default); data keeps it whole on every rank">
+                    <span>{key(Field::MmEncoderTpMode).label}</span>
+                    <select
+                        data-testid="mm-encoder-tp-mode"
+                        on:change=move |ev| st.choose(Field::MmEncoderTpMode, &event_target_value(&ev))
+                        prop:value=move || if inputs.get().flags.features.mm.encoder_data_parallel { "data" } else { "weights" }
+                    >
+                        <option value="weights">"weights (sharded)"</option>
+                        <option value="data">"data (whole on every GPU)"</option>
+                    </select>
+                </label>
+                <Switch field=Field::SkipMmProfiling id="skip-mm-profiling" help="--skip-mm-profiling: vLLM leaves the encoder out of its profiling run, so nothing is reserved for it (leave the headroom yourself)"/>
                 <p class="vf-note" data-testid="mm-note">{mm_note}</p>
             </fieldset>
             <fieldset>
@@ -76,6 +90,29 @@ pub fn FeaturesPanel() -> impl IntoView {
                 <NumberField field=Field::MaxLoraRank id="max-lora-rank" help="--max-lora-rank: every slot is this rank"/>
                 <NumberField field=Field::MaxCpuLoras id="max-cpu-loras" help="--max-cpu-loras: adapters cached in host memory" placeholder="= max loras"/>
                 <Switch field=Field::FullyShardedLoras id="fully-sharded-loras" help="--fully-sharded-loras: shard the A matrices over TP too"/>
+                <label class="vf-field" title="--lora-target-modules (vLLM 0.19): only these modules get slots, e.g. q_proj,v_proj; empty: every module vLLM supports for the model">
+                    <span>{key(Field::LoraTargetModules).label}</span>
+                    <input
+                        type="text"
+                        data-testid="lora-target-modules"
+                        placeholder="all"
+                        prop:value=move || modules.get().unwrap_or_else(|| inputs.get().text(Field::LoraTargetModules).unwrap_or_default())
+                        aria-invalid=move || modules_error.with(Option::is_some).to_string()
+                        on:input=move |ev| {
+                            let v = event_target_value(&ev);
+                            set_modules.set(Some(v.clone()));
+                            let mut i = st.decoded.get_untracked().0;
+                            match i.set(Field::LoraTargetModules, &v) {
+                                Ok(()) => {
+                                    set_modules_error.set(None);
+                                    st.choose(Field::LoraTargetModules, &v);
+                                }
+                                Err(e) => set_modules_error.set(Some(e)),
+                            }
+                        }
+                    />
+                    {move || modules_error.get().map(|e| view! { <span class="vf-field-error" role="alert">{e}</span> })}
+                </label>
             </fieldset>
             <fieldset>
                 <legend>"Speculative decoding (--speculative-config)"</legend>

@@ -277,6 +277,16 @@ pub struct FeatureArgs {
     /// Pixels per image at most (as --mm-processor-kwargs' "max_pixels", Qwen-VL family).
     #[arg(long = "max-pixels")]
     pub max_pixels: Option<String>,
+    /// --mm-encoder-tp-mode: weights (the encoder sharded over TP, vLLM's default) or data
+    /// (whole on every rank).
+    #[arg(long = "mm-encoder-tp-mode")]
+    pub mm_encoder_tp_mode: Option<String>,
+    /// --skip-mm-profiling: no multimodal reservation (vLLM then leaves the headroom to you).
+    #[arg(long = "skip-mm-profiling")]
+    pub skip_mm_profiling: bool,
+    /// --language-model-only (vLLM ≥ 0.17): every modality off, the encoder not loaded.
+    #[arg(long = "language-model-only")]
+    pub language_model_only: bool,
     /// --enable-lora: pre-allocate LoRA adapter slots.
     #[arg(long = "enable-lora")]
     pub enable_lora: bool,
@@ -292,6 +302,10 @@ pub struct FeatureArgs {
     /// --fully-sharded-loras: shard the LoRA A matrices over TP too.
     #[arg(long = "fully-sharded-loras")]
     pub fully_sharded_loras: bool,
+    /// --lora-target-modules (vLLM 0.19): the modules wrapped, e.g. q_proj,v_proj (default:
+    /// every module the model supports).
+    #[arg(long = "lora-target-modules", num_args = 1.., value_delimiter = ',')]
+    pub lora_target_modules: Vec<String>,
     /// --speculative-config: e.g. '{"method": "eagle3", "model": "…", "num_speculative_tokens": 3}'.
     #[arg(long = "speculative-config")]
     pub speculative_config: Option<String>,

@@ -102,7 +102,16 @@ fn features_of(a: &crate::args::FeatureArgs, i: &mut Inputs) -> Res<()> {
         }
     }
     let on = |b: bool| b.then(|| "1".to_string());
-    let given: [(Field, Option<String>); 19] = [
+    if a.language_model_only {
+        for f in [Field::MmImages, Field::MmVideos, Field::MmAudios] {
+            set(i, f, "0", "--language-model-only")?;
+        }
+    }
+    let modules = (!a.lora_target_modules.is_empty()).then(|| a.lora_target_modules.join(","));
+    let given: [(Field, Option<String>); 22] = [
+        (Field::MmEncoderTpMode, a.mm_encoder_tp_mode.clone()),
+        (Field::SkipMmProfiling, on(a.skip_mm_profiling)),
+        (Field::LoraTargetModules, modules),
         (Field::MmImages, a.images_per_prompt.clone()),
         (Field::MmVideos, a.videos_per_prompt.clone()),
         (Field::MmAudios, a.audios_per_prompt.clone()),

@@ -14,6 +14,7 @@ use crate::dtype::{KvDtype, WeightFormat};
 use crate::sizing::{estimate_bytes, Engine, Scenario, GIB};
 use std::fmt;
 
+pub mod features;
 pub mod speed;
 pub mod speed_report;
 
@@ -492,6 +493,7 @@ pub fn report_for(csv: &str) -> (String, Vec<String>) {
         s.push('\n');
     }
     s.push_str(&speed_report::markdown(&sp, &crate::serving::FITTED));
+    s.push_str(&features::markdown());
     (s, speed_report::check(&sp, &crate::serving::FITTED))
 }
 

@@ -32,6 +32,13 @@
 //! | block | `--block-size` | `--page-size` | – |
 //! | format | `--quantization`/`-q`, `--dtype` | `--quantization`, `--dtype` | – (checkpoint) |
 //! | expert parallel | `--enable-expert-parallel` | `--ep-size` > 1 | `--ep_size` > 1 |
+//! | LoRA | `--enable-lora`, `--max-loras`, `--max-lora-rank`, `--max-cpu-loras`, `--fully-sharded-loras` | – | – |
+//! | multimodal | `--limit-mm-per-prompt`, `--mm-processor-kwargs` (JSON, onto their rows) | – | – |
+//! | speculative | `--speculative-config` (JSON: `method`, `model`, `num_speculative_tokens`) | – | – |
+//! | eager | `--enforce-eager` | `--disable-cuda-graph` | – |
+//! | offload, swap, KV size | `--cpu-offload-gb`, `--swap-space`, `--kv-cache-memory-bytes` | – | – |
+//! | prefix caching off | `--no-enable-prefix-caching` | `--disable-radix-cache` | – |
+//! | vLLM's own length | `--max-model-len -1` / `auto` | – | – |
 //!
 //! A flag left out is the engine's default: TP 1 and PP 1 (not "fewest GPUs": a command
 //! runs where it is told), the model's own maximum length, the engine's fraction. vLLM
@@ -39,9 +46,9 @@
 //!
 //! Every other flag is listed, never dropped ([`Unmodelled`]): flags known to change no
 //! memory (network, logging, API keys, tokenizer, chat templates, tool and reasoning
-//! parsers, prefix caching and chunked prefill switches, seeds) with `affects_memory`
-//! false; everything else — `--enable-lora`, `--speculative-config`, `--enforce-eager`,
-//! `--cpu-offload-gb`, `--data-parallel-size`, `--max-total-tokens`, a `--quantization`
+//! parsers, chunked prefill switches, seeds) with `affects_memory`
+//! false; everything else — `--data-parallel-size`, `--max-total-tokens`, SGLang's LoRA and
+//! speculative flags, keys of the JSON flags vramfit does not read, a `--quantization`
 //! method that names no weight format (`compressed-tensors`, `bitsandbytes`, `gguf`), and any
 //! flag vramfit does not know — with `affects_memory` true ("not modelled": the estimate
 //! leaves out what it takes or saves).
@@ -70,6 +77,13 @@
 //!   small for one request of the length ([`crate::sizing::Fit`]).
 //! - `too_few_gpus`: TP × PP above the GPUs `CUDA_VISIBLE_DEVICES` or `docker run --gpus`
 //!   makes visible.
+//! - `lora_rank_not_supported`, `cpu_loras_below_max_loras`: `--max-lora-rank` outside
+//!   vLLM's ranks (1, 8, 16, 32, 64, 128, 256, 320, 512) and `--max-cpu-loras` below
+//!   `--max-loras` (`vllm/config/lora.py`); `speculative_model_missing` (EAGLE, EAGLE-3 or
+//!   a draft model without its `model`) and `mtp_without_layers` (`vllm/config/
+//!   speculative.py`); `architecture_removed` (Llama 3.2 Vision, removed after v0.10.2,
+//!   `vllm/model_executor/models/registry.py`); `swap_space_ignored` (a note: V1 allocates no
+//!   swap).
 //! - `flags_not_modelled`: the memory-relevant flags of [`Command::unmodelled`].
 //!
 //! Sources for the flag spellings and defaults: vLLM `vllm/engine/arg_utils.py` (engine

@@ -134,6 +134,12 @@ fn vllm_features(c: &mut String, l: &Launch) {
     ]) {
         line(c, "--mm-processor-kwargs", shell_quote(&j));
     }
+    if x.mm.encoder_data_parallel {
+        line(c, "--mm-encoder-tp-mode", "data");
+    }
+    if x.mm.skip_profiling {
+        c.push_str(" \\\n  --skip-mm-profiling");
+    }
     if x.lora.enabled {
         c.push_str(" \\\n  --enable-lora");
         line(c, "--max-loras", x.lora.max_loras);
@@ -143,6 +149,9 @@ fn vllm_features(c: &mut String, l: &Launch) {
         }
         if x.lora.fully_sharded {
             c.push_str(" \\\n  --fully-sharded-loras");
+        }
+        if let Some(t) = x.lora.target_modules {
+            line(c, "--lora-target-modules", t.text());
         }
     }
     if let Some(m) = x.spec.method {

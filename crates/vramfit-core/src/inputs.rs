@@ -328,6 +328,12 @@ pub enum Field {
     NoPrefixCaching,
     /// [`Features::kv_cache_memory_bytes`].
     KvCacheMemoryBytes,
+    /// [`Multimodal::encoder_data_parallel`].
+    MmEncoderTpMode,
+    /// [`Multimodal::skip_profiling`].
+    SkipMmProfiling,
+    /// [`Lora::target_modules`].
+    LoraTargetModules,
 }
 
 impl Inputs {
@@ -532,7 +538,10 @@ impl Inputs {
             | Field::CpuOffloadGb
             | Field::SwapSpace
             | Field::NoPrefixCaching
-            | Field::KvCacheMemoryBytes => set_feature(&mut f.features, k, clear, value)?,
+            | Field::KvCacheMemoryBytes
+            | Field::MmEncoderTpMode
+            | Field::SkipMmProfiling
+            | Field::LoraTargetModules => set_feature(&mut f.features, k, clear, value)?,
             Field::Vendor => {
                 b.vendor = Some(
                     VENDORS
@@ -575,6 +584,9 @@ fn features_text(x: &Features, field: Field) -> Option<String> {
         Field::SwapSpace => x.swap_space_gib.map(short),
         Field::NoPrefixCaching => on(x.no_prefix_caching),
         Field::KvCacheMemoryBytes => n(x.kv_cache_memory_bytes),
+        Field::MmEncoderTpMode => x.mm.encoder_data_parallel.then(|| "data".to_string()),
+        Field::SkipMmProfiling => on(x.mm.skip_profiling),
+        Field::LoraTargetModules => x.lora.target_modules.map(features::LoraModules::text),
         _ => None,
     }
 }
@@ -616,6 +628,22 @@ fn set_feature(x: &mut Features, k: &Key, clear: bool, value: &str) -> Result<()
         Field::CpuOffloadGb => opt_float(&mut x.cpu_offload_gib)?,
         Field::SwapSpace => opt_float(&mut x.swap_space_gib)?,
         Field::NoPrefixCaching => x.no_prefix_caching = flag(value)?,
+        Field::MmEncoderTpMode => {
+            x.mm.encoder_data_parallel = match v {
+                "" | "weights" => false,
+                "data" => true,
+                _ => {
+                    return Err(format!(
+                        "unknown `--mm-encoder-tp-mode` `{v}` (weights, data)"
+                    ))
+                }
+            };
+        }
+        Field::SkipMmProfiling => x.mm.skip_profiling = flag(value)?,
+        Field::LoraTargetModules if v.is_empty() || v == "all" => x.lora.target_modules = None,
+        Field::LoraTargetModules => {
+            x.lora.target_modules = Some(features::LoraModules::parse(v)?);
+        }
         Field::KvCacheMemoryBytes => {
             x.kv_cache_memory_bytes = if clear {
                 None
@@ -671,7 +699,7 @@ pub fn short(x: f64) -> String {
 mod tests {
     use super::*;
 
-    const ALL: [Field; 53] = [
+    const ALL: [Field; 56] = [
         Field::Model,
         Field::Gpu,
         Field::Format,
@@ -725,6 +753,9 @@ mod tests {
         Field::SwapSpace,
         Field::NoPrefixCaching,
         Field::KvCacheMemoryBytes,
+        Field::MmEncoderTpMode,
+        Field::SkipMmProfiling,
+        Field::LoraTargetModules,
     ];
 
     #[test]

@@ -744,15 +744,9 @@ pub fn plan_arch_with(
             }
         },
         max_concurrency_band: Band::rel(est.max_concurrency, pool_rel),
-        // Speculative decoding and CPU offload have no published measurement in the
-        // calibration set: their speed is "not validated".
+        // Features with no speed measurement in the calibration set: "not validated".
         speed_validated: crate::serving::validation(inputs.flags.engine).is_some()
-            && inputs.flags.features.spec.method.is_none()
-            && !inputs
-                .flags
-                .features
-                .cpu_offload_gib
-                .is_some_and(|g| g > 0.0),
+            && !inputs.flags.features.speed_unvalidated(),
         estimate: est,
         parameters: params.total(),
         active_parameters: params.active(),

@@ -450,7 +450,7 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
         k.eager_layer_s * r.layers * stages
     };
     let overhead = launch + k.layer_s * r.layers * stages + k.per_seq_s * d;
-    let overhead = overhead + extras::step_extra(r, k, d, eta);
+    let overhead = overhead + extras::step_extra(r, k, d, p, eta);
     let stage = linear + kv + attention + comm;
     StepTime {
         linear,

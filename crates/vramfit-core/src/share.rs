@@ -19,8 +19,8 @@
 //! | `users`, `prompt`, `output` | workload | – |
 //! | `tps` | target tokens/s per user | – |
 //! | `cmd` | a pasted launch command to check (up to [`MAX_COMMAND_LEN`] characters) | – |
-//! | `img`, `vid`, `aud`, `frames`, `pixels` | multimodal limits and resolution | `--limit-mm-per-prompt`, `--mm-processor-kwargs` |
-//! | `lora`, `loras`, `rank`, `cpuloras`, `fsl` | LoRA | `--enable-lora`, `--max-loras`, `--max-lora-rank`, `--max-cpu-loras`, `--fully-sharded-loras` |
+//! | `img`, `vid`, `aud`, `frames`, `pixels`, `mmtp`, `skipmm` | multimodal limits, resolution, encoder sharding, profiling | `--limit-mm-per-prompt`, `--mm-processor-kwargs`, `--mm-encoder-tp-mode`, `--skip-mm-profiling` |
+//! | `lora`, `loras`, `rank`, `cpuloras`, `fsl`, `loramods` | LoRA | `--enable-lora`, `--max-loras`, `--max-lora-rank`, `--max-cpu-loras`, `--fully-sharded-loras`, `--lora-target-modules` |
 //! | `spec`, `spectok`, `specmodel`, `accept` | speculative decoding | `--speculative-config` |
 //! | `eager`, `offload`, `swap`, `nopc`, `kvbytes` | the smaller flags | `--enforce-eager`, `--cpu-offload-gb`, `--swap-space`, `--no-enable-prefix-caching`, `--kv-cache-memory-bytes` |
 //!
@@ -250,6 +250,8 @@ mod tests {
                         audios: None,
                         frames: Some(16),
                         max_pixels: Some(1_003_520),
+                        encoder_data_parallel: true,
+                        skip_profiling: true,
                     },
                     lora: crate::inputs::Lora {
                         enabled: true,
@@ -257,6 +259,7 @@ mod tests {
                         max_rank: 64,
                         max_cpu_loras: Some(8),
                         fully_sharded: true,
+                        target_modules: Some(crate::inputs::features::LoraModules(1 | 8)),
                     },
                     spec: crate::inputs::Speculative {
                         method: Some(crate::inputs::SpecMethod::Eagle3),

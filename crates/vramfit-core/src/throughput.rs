@@ -73,7 +73,11 @@ pub struct Speed {
 #[must_use]
 pub fn traffic(s: &Scenario, load: Load) -> Traffic {
     Traffic {
-        input: s.workload.prompt_tokens,
+        // With explicit multimodal limits each request carries their items' tokens too.
+        input: s
+            .workload
+            .prompt_tokens
+            .saturating_add(crate::sizing::mm::per_request(s).0),
         output: s.workload.output_tokens.max(1),
         load,
         // `--no-enable-prefix-caching` (SGLang `--disable-radix-cache`): nothing is reused.

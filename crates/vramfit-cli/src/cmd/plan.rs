@@ -198,9 +198,10 @@ pub fn plan_text(p: &Plan, u: Units) -> String {
     }
     if let Some(n) = e.vllm_auto_max_model_len {
         s.push_str(&format!(
-            "--max-model-len -1: vLLM picks {} tokens (the longest one request fits; the model's maximum is {})\n\n",
+            "--max-model-len -1: vLLM picks {} tokens (the longest one request fits, up to the model's maximum); {} users fit at {} tokens each\n\n",
             fmt_count(n),
-            fmt_count(p.estimate.max_model_len.max(n))
+            p.estimate.verdict.users(),
+            fmt_count(e.longest_len_for_users(p.estimate.verdict.users()))
         ));
     }
     if let Some(n) = p.run.as_ref().and_then(|r| r.spec_break_even_concurrency) {

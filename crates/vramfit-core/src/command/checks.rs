@@ -73,6 +73,10 @@ fn spellings(e: Engine, field: Field) -> &'static [&'static str] {
         (_, Field::MaxModelLen) => &["--max-model-len"],
         (_, Field::GpuMemoryUtilization) => &["--gpu-memory-utilization"],
         (_, Field::Format) => &["--quantization", "-q"],
+        (_, Field::MaxLoraRank) => &["--max-lora-rank"],
+        (_, Field::MaxCpuLoras) => &["--max-cpu-loras"],
+        (_, Field::SpecMethod) => &["--speculative-config"],
+        (_, Field::SwapSpace) => &["--swap-space"],
         _ => &[],
     }
 }
@@ -93,6 +97,7 @@ pub(super) fn run(
     length(c, arch, &mut out);
     pool(c, p, &mut out);
     visible(c, p, &mut out);
+    features(c, arch, &mut out);
     let memory: Vec<String> = c
         .unmodelled
         .iter()
@@ -125,6 +130,89 @@ pub(super) fn run(
     };
     crate::order::sort_by_key(&mut out, |c| rank(c.severity));
     out
+}
+
+/// The LoRA ranks vLLM takes (`vllm/config/lora.py`, `MaxLoRARanks`).
+pub const LORA_RANKS: [u64; 9] = [1, 8, 16, 32, 64, 128, 256, 320, 512];
+
+/// What vLLM refuses among the deployment features (`vllm/config/lora.py`
+/// `_validate_lora_config`, `vllm/config/speculative.py`, `vllm/model_executor/models/
+/// registry.py`'s removed architectures), and the flags it ignores.
+fn features(c: &Command, arch: &ModelArch, out: &mut Vec<Check>) {
+    if !matches!(c.engine, Engine::Vllm { .. }) {
+        return;
+    }
+    let x = &c.inputs.flags.features;
+    let flag = |f: Field, fallback: &str| written(c, f).unwrap_or_else(|| fallback.to_string());
+    let mut refuse = |id: &'static str, flags: Vec<String>, message: String| {
+        out.push(Check {
+            id,
+            flags,
+            message,
+            severity: Severity::WillNotStart,
+        });
+    };
+    if x.lora.enabled && !LORA_RANKS.contains(&x.lora.max_rank) {
+        refuse(
+            "lora_rank_not_supported",
+            vec![flag(Field::MaxLoraRank, "--max-lora-rank")],
+            format!(
+                "vLLM takes `--max-lora-rank` {} only; {} is refused at start-up",
+                LORA_RANKS.map(|r| r.to_string()).join(", "),
+                x.lora.max_rank
+            ),
+        );
+    }
+    if x.lora.enabled && x.lora.max_cpu_loras.is_some_and(|m| m < x.lora.max_loras) {
+        refuse(
+            "cpu_loras_below_max_loras",
+            vec![flag(Field::MaxCpuLoras, "--max-cpu-loras")],
+            format!(
+                "`--max-cpu-loras` ({}) must be at least `--max-loras` ({}): vLLM refuses it",
+                x.lora.max_cpu_loras.unwrap_or(0),
+                x.lora.max_loras
+            ),
+        );
+    }
+    use crate::inputs::SpecMethod;
+    match x.spec.method {
+        Some(m @ (SpecMethod::Eagle | SpecMethod::Eagle3 | SpecMethod::DraftModel))
+            if c.inputs.spec_model.trim().is_empty() =>
+        {
+            refuse(
+                "speculative_model_missing",
+                vec![flag(Field::SpecMethod, "--speculative-config")],
+                format!(
+                    "`--speculative-config` method `{}` needs the draft's `model` (a head or a smaller model's repo)",
+                    m.id()
+                ),
+            );
+        }
+        Some(SpecMethod::Mtp) if arch.mtp_layers == 0 => refuse(
+            "mtp_without_layers",
+            vec![flag(Field::SpecMethod, "--speculative-config")],
+            "`--speculative-config` method `mtp` needs multi-token-prediction layers; this model's config has none (`num_nextn_predict_layers`)".into(),
+        ),
+        _ => {}
+    }
+    if arch
+        .vision
+        .is_some_and(|v| v.family == crate::model::VisionFamily::Mllama)
+    {
+        refuse(
+            "architecture_removed",
+            Vec::new(),
+            "vLLM removed `MllamaForConditionalGeneration` (Llama 3.2 Vision) after v0.10.2: it will not load on the modelled versions".into(),
+        );
+    }
+    if x.swap_space_gib.is_some() {
+        out.push(Check {
+            id: "swap_space_ignored",
+            flags: vec![flag(Field::SwapSpace, "--swap-space")],
+            message: "vLLM V1 allocates no swap blocks (preempted requests are recomputed) and v0.18 removed `--swap-space`: it changes nothing".into(),
+            severity: Severity::Note,
+        });
+    }
 }
 
 /// A `vllm/vllm-openai:vX.Y` image of a version whose accounting is not modelled

@@ -29,6 +29,8 @@ enum To {
     Off(Field),
     /// A JSON flag read onto several rows (`--limit-mm-per-prompt`, `--speculative-config`).
     Json(Compound),
+    /// `--language-model-only` (vLLM ≥ 0.17): every modality's limit 0.
+    LanguageModelOnly,
 }
 
 /// One engine's flags.
@@ -85,6 +87,10 @@ const VLLM: Table = Table {
             "--kv-cache-memory-bytes",
             To::Row(Field::KvCacheMemoryBytes),
         ),
+        ("--mm-encoder-tp-mode", To::Row(Field::MmEncoderTpMode)),
+        ("--skip-mm-profiling", To::On(Field::SkipMmProfiling)),
+        ("--lora-target-modules", To::Row(Field::LoraTargetModules)),
+        ("--language-model-only", To::LanguageModelOnly),
         (
             "--limit-mm-per-prompt",
             To::Json(Compound::LimitMmPerPrompt),
@@ -103,6 +109,8 @@ const VLLM: Table = Table {
         "--enable-lora",
         "--fully-sharded-loras",
         "--enforce-eager",
+        "--skip-mm-profiling",
+        "--language-model-only",
         "--trust-remote-code",
         "--enable-prefix-caching",
         "--no-enable-prefix-caching",
@@ -433,6 +441,11 @@ fn apply(c: &mut Command, to: To, written: &str, value: Option<&str>) -> Result<
             c.inputs
                 .set(field, if on { "1" } else { "0" })
                 .map_err(bad)?;
+        }
+        To::LanguageModelOnly => {
+            for f in [Field::MmImages, Field::MmVideos, Field::MmAudios] {
+                c.inputs.set(f, "0").map_err(bad)?;
+            }
         }
         To::Json(compound) => {
             let v = value.ok_or_else(need)?;

@@ -413,9 +413,11 @@ fn generated_commands_read_back_to_the_same_plan() {
                                 / crate::units::real(p.estimate.gpu_total_bytes);
                             assert!((u - l.gpu_memory_utilization).abs() <= 0.005, "{at}: {u}");
                         }
+                        // vLLM removed Llama 3.2 Vision after v0.10.2: the checker says so.
+                        let removed = got.checks.iter().any(|c| c.id == "architecture_removed");
                         if c.id == "vllm" {
                             assert!(p.run.is_some(), "{at}: {}", p.verdict);
-                            assert!(got.starts(), "{at}: {:?}", got.checks);
+                            assert!(got.starts() || removed, "{at}: {:?}", got.checks);
                         }
                         n += 1;
                     }

@@ -30,6 +30,12 @@ pub struct Multimodal {
     pub frames: Option<u64>,
     /// Pixels per image the processor resizes to at most (`max_pixels`, Qwen-VL family).
     pub max_pixels: Option<u64>,
+    /// `--mm-encoder-tp-mode data`: every rank holds the whole encoder and encodes its share
+    /// of the items (default `weights`: the encoder is sharded like the language model).
+    pub encoder_data_parallel: bool,
+    /// `--skip-mm-profiling`: the profiling run leaves the encoder out (no reservation; the
+    /// user leaves the headroom).
+    pub skip_profiling: bool,
 }
 
 impl Multimodal {
@@ -53,6 +59,71 @@ pub struct Lora {
     pub max_cpu_loras: Option<u64>,
     /// `--fully-sharded-loras`: the A matrices of column-parallel layers are sharded too.
     pub fully_sharded: bool,
+    /// `--lora-target-modules` (vLLM 0.19): the modules wrapped ([`LoraModules`]); `None` =
+    /// every module vLLM supports for the model.
+    pub target_modules: Option<LoraModules>,
+}
+
+/// A set of LoRA target modules (`--lora-target-modules`), by the packed module vLLM wraps:
+/// the q/k/v projections are one `qkv_proj`, gate and up one `gate_up_proj`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LoraModules(pub u8);
+
+impl LoraModules {
+    /// Every module and its names (packed name first, then the names adapters use).
+    pub const NAMES: [(u8, &'static [&'static str]); 7] = [
+        (1, &["qkv_proj", "q_proj", "k_proj", "v_proj"]),
+        (2, &["o_proj"]),
+        (4, &["gate_up_proj", "gate_proj", "up_proj"]),
+        (8, &["down_proj"]),
+        (16, &["embed_tokens"]),
+        (32, &["lm_head"]),
+        (64, &["experts"]),
+    ];
+
+    /// Whether the set holds the module of bit `bit`.
+    #[must_use]
+    pub fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+
+    /// Reads `q_proj,v_proj` or `["qkv_proj", "o_proj"]`.
+    ///
+    /// # Errors
+    /// A module name vramfit does not know, naming it.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut bits = 0u8;
+        for w in text
+            .split([',', ' ', '[', ']'])
+            .map(|w| w.trim().trim_matches(|c| c == '"' || c == '\''))
+            .filter(|w| !w.is_empty())
+        {
+            let (bit, _) = Self::NAMES
+                .iter()
+                .find(|(_, names)| names.contains(&w))
+                .ok_or_else(|| {
+                    format!(
+                        "unknown LoRA target module `{w}` (qkv_proj or q_proj/k_proj/v_proj, o_proj, gate_up_proj or gate_proj/up_proj, down_proj, embed_tokens, lm_head, experts)"
+                    )
+                })?;
+            bits |= bit;
+        }
+        if bits == 0 {
+            return Err("`--lora-target-modules` names no module".into());
+        }
+        Ok(Self(bits))
+    }
+
+    /// The packed names, comma-separated (the URL's form).
+    #[must_use]
+    pub fn text(self) -> String {
+        Self::NAMES
+            .iter()
+            .filter(|(b, _)| self.has(*b))
+            .map(|(_, n)| n[0])
+            .collect::<Vec<_>>()
+            .join(",")
+    }
 }
 
 impl Default for Lora {
@@ -63,6 +134,7 @@ impl Default for Lora {
             max_rank: 16,
             max_cpu_loras: None,
             fully_sharded: false,
+            target_modules: None,
         }
     }
 }
@@ -171,6 +243,22 @@ pub struct Features {
     /// `--kv-cache-memory-bytes`: the KV pool per GPU, set directly (the memory fraction
     /// then does not size it).
     pub kv_cache_memory_bytes: Option<u64>,
+}
+
+impl Features {
+    /// Whether a feature whose speed no published measurement checks is on (speculative
+    /// decoding, CPU offload, LoRA, multimodal items per request): the plan's speed is then
+    /// "not validated", without a band.
+    #[must_use]
+    pub fn speed_unvalidated(&self) -> bool {
+        let some = |x: Option<u64>| x.is_some_and(|n| n > 0);
+        self.spec.method.is_some()
+            || self.cpu_offload_gib.is_some_and(|g| g > 0.0)
+            || self.lora.enabled
+            || some(self.mm.images)
+            || some(self.mm.videos)
+            || some(self.mm.audios)
+    }
 }
 
 /// A compound vLLM flag read onto the rows of the input table.

@@ -52,7 +52,7 @@ pub struct Key {
 }
 
 /// Every input. The URL codec writes keys in this order.
-pub const KEYS: [Key; 53] = [
+pub const KEYS: [Key; 56] = [
     Key {
         field: Field::Model,
         url: "model",
@@ -640,6 +640,36 @@ pub const KEYS: [Key; 53] = [
             min: 1048576,
             max: 1125899906842624,
         },
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::MmEncoderTpMode,
+        url: "mmtp",
+        flag: "--mm-encoder-tp-mode",
+        label: "Encoder under TP",
+        unit: "",
+        range: Range::Choice,
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::SkipMmProfiling,
+        url: "skipmm",
+        flag: "--skip-mm-profiling",
+        label: "Skip multimodal profiling",
+        unit: "",
+        range: Range::Flag,
+        default: "",
+        auto: false,
+    },
+    Key {
+        field: Field::LoraTargetModules,
+        url: "loramods",
+        flag: "--lora-target-modules",
+        label: "LoRA target modules",
+        unit: "",
+        range: Range::Text,
         default: "",
         auto: false,
     },

@@ -157,11 +157,9 @@ pub(super) fn running(st: &Settled, gpu: &Gpu, engine: Engine) -> Running {
     let limited_by = limit_of(&st.scenario, &st.estimate, st.replicas, &serving);
     let sp = speed_of(serving);
     let total = sp.decode_tokens_per_s_total * f(st.replicas);
-    // Speculative decoding and CPU offload have no measurement in the calibration set: their
-    // speed is "not validated", without a band.
-    let x = &st.scenario.flags.features;
-    let unvalidated = x.spec.method.is_some() || x.cpu_offload_gib.is_some_and(|g| g > 0.0);
-    let validated = crate::serving::validation(engine).is_some() && !unvalidated;
+    // Features with no speed measurement in the calibration set: "not validated", no band.
+    let validated = crate::serving::validation(engine).is_some()
+        && !st.scenario.flags.features.speed_unvalidated();
     let ttft_rel = if validated { TTFT_REL_ERR } else { 0.0 };
     Running {
         cost: cost(gpu, st.needed().gpus, total),

@@ -32,6 +32,14 @@ pub struct Extras {
     pub host_link: f64,
     /// Fixed cost of one draft pass beyond its weight read, s ([`draft_pass_s`]).
     pub draft_pass_s: f64,
+    /// LoRA: bytes of one adapter slot on this GPU (each step reads the slots its requests
+    /// use, up to `max_loras`: the shrink and expand GEMMs of `vllm/lora/punica_wrapper`).
+    pub lora_slot_bytes: f64,
+    /// `--max-loras`.
+    pub max_loras: f64,
+    /// Multimodal encoder FLOPs per prompt token (the requests' items over their prompt),
+    /// run at 16-bit GEMM speed before the prompt's prefill.
+    pub encoder_flops_per_prompt_token: f64,
 }
 
 /// Fixed cost of one draft pass beyond its weight read (launches, the proposer's
@@ -130,14 +138,37 @@ pub(super) fn extras_of(
         host_bytes: f(e.features.cpu_offload_bytes),
         host_link: host_link_bytes_per_s(gpu),
         draft_pass_s: draft_pass,
+        lora_slot_bytes: if vllm && s.flags.features.lora.enabled {
+            f(e.features.lora_bytes) / f(s.flags.features.lora.max_loras.max(1))
+        } else {
+            0.0
+        },
+        max_loras: f(s.flags.features.lora.max_loras.max(1)),
+        encoder_flops_per_prompt_token: {
+            let (tokens, flops) = crate::sizing::mm::per_request(s);
+            let prompt = s.workload.prompt_tokens.saturating_add(tokens).max(1);
+            if vllm {
+                flops / f(prompt)
+            } else {
+                0.0
+            }
+        },
     }
 }
 
-/// The time speculative decoding's drafter and `--cpu-offload-gb` add to a step with `d`
-/// requests decoding: the drafter's `k` passes (the first over the `k + 1` verified positions
-/// of each request, the rest over one token each, each a weight read or its FLOPs plus
-/// [`draft_pass_s`]), and each stage's offloaded weights read over the host link.
-pub(super) fn step_extra(r: &super::Replica, k: &super::Constants, d: f64, eta: f64) -> f64 {
+/// The time the features add to a step with `d` requests decoding and `p` prompt tokens
+/// prefilled: the drafter's `k` passes (the first over the `k + 1` verified positions of
+/// each request, the rest over one token each, each a weight read or its FLOPs plus
+/// [`draft_pass_s`]), each stage's offloaded weights read over the host link, the LoRA
+/// slots in use, and the multimodal encoder over the prefilled prompts' items. LoRA and the
+/// encoder are first-order (bytes and FLOPs), not validated.
+pub(super) fn step_extra(
+    r: &super::Replica,
+    k: &super::Constants,
+    d: f64,
+    p: f64,
+    eta: f64,
+) -> f64 {
     let x = &r.extras;
     let occupancy = |n: f64| n / (n + k.gemm_half_tokens);
     let draft = if x.spec_tokens > 0.0 && d > 0.0 {
@@ -155,5 +186,13 @@ pub(super) fn step_extra(r: &super::Replica, k: &super::Constants, d: f64, eta: 
     } else {
         0.0
     };
-    draft + host
+    // LoRA: the adapter slots the step's requests use (at most `max_loras` distinct).
+    let lora = if x.lora_slot_bytes > 0.0 && d + p > 0.0 {
+        x.max_loras.min(d.max(1.0)) * x.lora_slot_bytes / (r.bandwidth * k.eta_bw)
+    } else {
+        0.0
+    };
+    // The encoder runs over the items of the prompts this step prefills.
+    let encoder = p * x.encoder_flops_per_prompt_token / (r.flops16 * k.eta_gemm16);
+    draft + host + lora + encoder
 }

@@ -329,7 +329,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let draft = if vllm { super::spec::draft(s) } else { None };
     let draft_weights = draft.map_or(0, |d| d.weights_bytes);
     let encoder_weights = if m.vision.is_some() {
-        super::weights::extra_loaded(s).div_ceil(tp) * 2
+        super::weights::extra_loaded(s).div_ceil(super::mm::tower_shards(s)) * 2
     } else {
         0
     };

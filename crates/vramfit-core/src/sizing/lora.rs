@@ -22,7 +22,8 @@
 //!   Gemma, gpt-oss, DeepSeek), each `(vocab + hidden) × r`, the whole vocabulary on every
 //!   rank;
 //! - an adapter's own `target_modules` change nothing: the slots exist before any adapter
-//!   is known (`--lora-target-modules`, new in v0.19, is not modelled).
+//!   is known; `--lora-target-modules` (new in v0.19, `vllm/config/lora.py`) does: modules
+//!   outside its list are never wrapped.
 //!
 //! The Punica index buffers (`punica_base.py`, `punica_gpu.py`: 56 bytes per batched token
 //! and 24 per sequence) are counted too; the per-forward shrink buffers (`slices ×
@@ -76,6 +77,9 @@ pub fn lora_bytes(s: &Scenario, max_num_batched_tokens: u64, max_num_seqs: u64) 
         };
         rank * input.div_ceil(tp) + out * rank
     };
+    // `--lora-target-modules`: only the listed modules are wrapped.
+    let on = |bit: u8| l.target_modules.is_none_or(|t| t.has(bit));
+    let pick = |bit: u8, v: u64| if on(bit) { v } else { 0 };
     let attention = match m.mla {
         // MLA: q (or q_a/q_b), kv_a (replicated), kv_b, o — the column/row rule on each.
         Some(mla) => {
@@ -86,18 +90,20 @@ pub fn lora_bytes(s: &Scenario, max_num_batched_tokens: u64, max_num_seqs: u64) 
                 |r| r * rank + rank * h + column(r, &[m.heads * qk]),
             );
             let kv_a = mla.kv_lora_rank + mla.qk_rope_head_dim;
-            qproj
-                + rank * h
-                + kv_a * rank
-                + column(mla.kv_lora_rank, &[m.heads * (mla.qk_nope_head_dim + v)])
-                + row(m.heads * v, h)
+            pick(
+                1,
+                qproj
+                    + rank * h
+                    + kv_a * rank
+                    + column(mla.kv_lora_rank, &[m.heads * (mla.qk_nope_head_dim + v)]),
+            ) + pick(2, row(m.heads * v, h))
         }
-        None => column_shards(h, &[q.div_ceil(tp), kv_rank, kv_rank]) + row(q, h),
+        None => pick(1, column_shards(h, &[q.div_ceil(tp), kv_rank, kv_rank])) + pick(2, row(q, h)),
     };
     let dense_mlp = if m.gated_mlp {
-        column(h, &[m.intermediate, m.intermediate]) + row(m.intermediate, h)
+        pick(4, column(h, &[m.intermediate, m.intermediate])) + pick(8, row(m.intermediate, h))
     } else {
-        column(h, &[m.intermediate]) + row(m.intermediate, h)
+        pick(4, column(h, &[m.intermediate])) + pick(8, row(m.intermediate, h))
     };
     let layers_stage = m.layers.div_ceil(pp);
     let stage = usize::try_from(layers_stage).unwrap_or(usize::MAX);
@@ -109,7 +115,7 @@ pub fn lora_bytes(s: &Scenario, max_num_batched_tokens: u64, max_num_seqs: u64) 
             .count(),
     )
     .unwrap_or(0);
-    let moe_layer = m.moe.map_or(0, |moe| {
+    let moe_layer = m.moe.filter(|_| on(64)).map_or(0, |moe| {
         let i = moe.expert_intermediate.div_ceil(tp);
         let experts = moe.experts * (2 * h * a_rank + 2 * i * rank + i * rank + h * rank);
         let router = h * rank + moe.experts * rank;
@@ -123,7 +129,7 @@ pub fn lora_bytes(s: &Scenario, max_num_batched_tokens: u64, max_num_seqs: u64) 
     });
     let moe_layers = layers_stage.min(m.layers) - dense_layers.min(layers_stage);
     let embedding = if declares_embedding_modules(&m.architecture) {
-        2 * (m.vocab + h) * rank
+        pick(16, (m.vocab + h) * rank) + pick(32, (m.vocab + h) * rank)
     } else {
         0
     };
@@ -219,6 +225,17 @@ mod tests {
         // Off: nothing.
         s.flags.features.lora.enabled = false;
         assert_eq!(lora_bytes(&s, 8192, 1024), 0);
+    }
+
+    #[test]
+    fn target_modules_leave_the_rest_unwrapped() {
+        let mut s = llama_8b();
+        // q_proj,v_proj name the packed qkv_proj: its A (3 × 4096) and B (4096 + 2 × 1024)
+        // per unit of rank, nothing else.
+        s.flags.features.lora.target_modules =
+            Some(crate::inputs::features::LoraModules::parse("q_proj,v_proj").unwrap());
+        let qkv = 3 * 4096 + 4096 + 2 * 1024;
+        assert_eq!(lora_bytes(&s, 0, 0), 16 * 32 * qkv * 2);
     }
 
     #[test]

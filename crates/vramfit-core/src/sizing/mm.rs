@@ -11,6 +11,9 @@
 //!   (`compute_mm_encoder_budget`): `B = max(max_num_batched_tokens, T_max)` tokens is both
 //!   the encoder's compute budget and the encoder cache; `n_items = max(1, min(B ÷ T,
 //!   max_num_seqs × max(1, min(limit, max_model_len ÷ T))))`.
+//! - `--skip-mm-profiling`: no encoder in the profiling run, no reservation (the user leaves
+//!   the headroom); `--mm-encoder-tp-mode data`: the encoder whole on every rank
+//!   ([`tower_shards`]).
 //! - Every modality the model takes at 0 (`--limit-mm-per-prompt '{"image": 0, "video":
 //!   0}'`, or `--language-model-only`): text-only mode, the tower is not even loaded
 //!   (`vllm/model_executor/models/interfaces.py` `_mark_tower_model`, from v0.15).
@@ -116,6 +119,18 @@ pub fn tower_skipped(s: &Scenario) -> bool {
         && matches!(s.flags.engine, crate::engine::Engine::Vllm { minor } if minor >= 15)
 }
 
+/// The ranks the encoder is split over: the TP size (`--mm-encoder-tp-mode weights`, the
+/// default) or 1 (`data`: every rank holds the whole encoder, and one dummy item runs on one
+/// rank at full size; `vllm/model_executor/models/vision.py`).
+#[must_use]
+pub fn tower_shards(s: &Scenario) -> u64 {
+    if s.flags.features.mm.encoder_data_parallel {
+        1
+    } else {
+        s.tensor_parallel_size.max(1)
+    }
+}
+
 /// The largest item of each modality the model takes and the limits leave on.
 #[must_use]
 pub fn items(v: &Vision, s: &Scenario) -> Vec<Item> {
@@ -213,7 +228,10 @@ pub fn reservation(s: &Scenario, max_num_batched_tokens: u64, max_num_seqs: u64)
     let Some(v) = s.model.vision else {
         return Reservation::default();
     };
-    if text_only(s) || !matches!(s.flags.engine, crate::engine::Engine::Vllm { .. }) {
+    if text_only(s)
+        || s.flags.features.mm.skip_profiling
+        || !matches!(s.flags.engine, crate::engine::Engine::Vllm { .. })
+    {
         return Reservation::default();
     }
     let all = items(&v, s);
@@ -239,7 +257,7 @@ pub fn reservation(s: &Scenario, max_num_batched_tokens: u64, max_num_seqs: u64)
         .min(max_num_seqs.saturating_mul(per_prompt))
         .max(1);
     let patches = n.saturating_mul(item.patches);
-    let tp = s.tensor_parallel_size.max(1);
+    let tp = tower_shards(s);
     let (d, i) = (v.hidden, v.intermediate);
     let k = if v.gated { 3 } else { 2 };
     let block = (2 * d + 8 * d / tp).max(3 * d + k * i / tp);
@@ -252,6 +270,36 @@ pub fn reservation(s: &Scenario, max_num_batched_tokens: u64, max_num_seqs: u64)
         encoder_peak_bytes: encoder_peak,
         encoder_cache_bytes: cache,
     }
+}
+
+/// What each request carries when the limits are set explicitly (the speed model's upper
+/// bound: every request sends the items the limits allow, at the size profiled): the tokens
+/// the encoder hands the language model, and the encoder's FLOPs (2 × tower parameters per
+/// patch, the GEMMs of a ViT; its windowed attention is left out). `(0, 0)` when the limits
+/// are vLLM's defaults (999: a maximum, not a use) or the model reads text only.
+#[must_use]
+pub fn per_request(s: &Scenario) -> (u64, f64) {
+    let Some(v) = s.model.vision else {
+        return (0, 0.0);
+    };
+    if text_only(s) {
+        return (0, 0.0);
+    }
+    let mm = s.flags.features.mm;
+    let tower = crate::units::real(s.model.extra_params);
+    let mut tokens = 0u64;
+    let mut flops = 0.0;
+    for it in items(&v, s) {
+        let n = match it.modality {
+            Modality::Image => mm.images,
+            Modality::Video => mm.videos,
+            Modality::Audio => mm.audios,
+        }
+        .unwrap_or(0);
+        tokens = tokens.saturating_add(n.saturating_mul(it.tokens));
+        flops += crate::units::real(n) * crate::units::real(it.patches) * 2.0 * tower;
+    }
+    (tokens, flops)
 }
 
 #[cfg(test)]

@@ -59,6 +59,14 @@ pub struct Verdict {
 }
 
 impl Verdict {
+    /// The concurrent users the verdict was asked for.
+    #[must_use]
+    pub fn users(&self) -> u64 {
+        self.users
+    }
+}
+
+impl Verdict {
     /// How the text starts: `"will not start: "`, `"starts, but "` or `"fits: "`.
     #[must_use]
     pub fn lead(&self) -> &'static str {

@@ -327,7 +327,13 @@ fn for_each_stage_weights(s: &Scenario, mut each: impl FnMut(u64)) {
         start += n;
         if stage == 0 {
             bytes += vocab_shard;
-            bytes += ceil_div(extra_loaded(s), tp) * hp;
+            // The encoder tower is split like the model unless `--mm-encoder-tp-mode data`.
+            let shards = if m.vision.is_some() {
+                super::mm::tower_shards(s)
+            } else {
+                tp
+            };
+            bytes += ceil_div(extra_loaded(s), shards) * hp;
         }
         // Rotary cos/sin cache: allocated with the model on every GPU.
         bytes += m.rope_cache_bytes;

@@ -31,7 +31,12 @@ fn stage_weights_match_walking_every_layer() {
                 start += n;
                 walked += m.rope_cache_bytes;
                 if stage == 0 {
-                    walked += vocab_shard + ceil_div(super::extra_loaded(&s), tp) * hp;
+                    let shards = if m.vision.is_some() {
+                        crate::sizing::mm::tower_shards(&s)
+                    } else {
+                        tp
+                    };
+                    walked += vocab_shard + ceil_div(super::extra_loaded(&s), shards) * hp;
                 }
                 if stage == pp - 1 {
                     walked += m.hidden * hp;
