@@ -91,17 +91,19 @@ pub fn SizeView() -> impl IntoView {
                 <p data-testid="vllm-auto-len">{format!("--max-model-len -1: vLLM picks {} tokens (the longest one request fits); the longest for your {} users is {} tokens each.", fmt_count(n), users, fmt_count(e.longest_len_for_users(users)))}</p>
             });
             (!rows.is_empty() || auto.is_some()).then(|| {
-                let body = rows
-                    .into_iter()
-                    .map(|r| view! { <tr data-testid=format!("feature-{}", r.id)><th scope="row">{r.label}</th><td>{fmt_bytes(r.bytes, u)}</td><td>{r.note}</td></tr> })
-                    .collect_view();
-                view! {
-                    {auto}
-                    <table class="vf-table" data-testid="features-table">
-                        <caption>"Deployment features, per GPU"</caption>
-                        <tbody>{body}</tbody>
-                    </table>
-                }
+                let table = (!rows.is_empty()).then(|| {
+                    let body = rows
+                        .into_iter()
+                        .map(|r| view! { <tr data-testid=format!("feature-{}", r.id)><th scope="row">{r.label}</th><td>{fmt_bytes(r.bytes, u)}</td><td>{r.note}</td></tr> })
+                        .collect_view();
+                    view! {
+                        <table class="vf-table" data-testid="features-table">
+                            <caption>"Deployment features, per GPU"</caption>
+                            <tbody>{body}</tbody>
+                        </table>
+                    }
+                });
+                view! { {auto}{table} }
             })
         })
     };

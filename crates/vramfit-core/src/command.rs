@@ -79,11 +79,13 @@
 //!   makes visible.
 //! - `lora_rank_not_supported`, `cpu_loras_below_max_loras`: `--max-lora-rank` outside
 //!   vLLM's ranks (1, 8, 16, 32, 64, 128, 256, 320, 512) and `--max-cpu-loras` below
-//!   `--max-loras` (`vllm/config/lora.py`); `speculative_model_missing` (EAGLE, EAGLE-3 or
+//!   `--max-loras` (`vllm/config/lora.py`); `lora_with_expert_parallel` (fused-MoE LoRA
+//!   asserts no expert parallelism, `vllm/lora/layers/fused_moe.py`); `speculative_model_missing` (EAGLE, EAGLE-3 or
 //!   a draft model without its `model`) and `mtp_without_layers` (`vllm/config/
 //!   speculative.py`); `architecture_removed` (Llama 3.2 Vision, removed after v0.10.2,
-//!   `vllm/model_executor/models/registry.py`); `swap_space_ignored` (a note: V1 allocates no
-//!   swap).
+//!   `vllm/model_executor/models/registry.py`); `flag_newer_than_engine` (`--max-model-len
+//!   -1` before v0.14, `--lora-target-modules` before v0.19, on a `vllm/vllm-openai:v0.N`
+//!   image); `swap_space_ignored` (a note: V1 allocates no swap).
 //! - `flags_not_modelled`: the memory-relevant flags of [`Command::unmodelled`].
 //!
 //! Sources for the flag spellings and defaults: vLLM `vllm/engine/arg_utils.py` (engine

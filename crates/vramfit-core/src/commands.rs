@@ -158,13 +158,10 @@ fn vllm_features(c: &mut String, l: &Launch) {
         use crate::inputs::SpecMethod;
         let model = match (m, l.draft_repo.is_empty()) {
             (SpecMethod::Ngram | SpecMethod::Mtp, true) => None,
-            (_, false) => Some(format!("\"{}\"", l.draft_repo.replace('"', ""))),
+            (_, false) => Some(format!("\"{}\"", l.draft_repo.replace(['"', '\\'], ""))),
             (_, true) => Some("\"DRAFT_MODEL_REPO\"".to_string()),
         };
-        let k = x.spec.tokens.unwrap_or(match m {
-            SpecMethod::Mtp => 1,
-            _ => crate::sizing::spec::DEFAULT_SPEC_TOKENS,
-        });
+        let k = l.spec_tokens;
         let mut pairs = vec![("method", Some(format!("\"{}\"", m.id())))];
         pairs.push(("model", model));
         pairs.push(("num_speculative_tokens", Some(k.to_string())));

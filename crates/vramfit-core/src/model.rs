@@ -785,6 +785,9 @@ impl ModelArch {
             .or_else(|| get_str(c, "dtype"))
             == Some("float32");
         let tower = Vision::read(root, &architecture, hidden);
+        // A tower's parameters from its shape (the catalog replaces it with the checkpoint's
+        // exact count: `Model::arch`).
+        let tower_params = tower.map_or(0, |v| v.params());
         let arch = Self {
             architecture,
             hidden,
@@ -806,7 +809,7 @@ impl ModelArch {
             mla,
             layer_attention,
             max_position_embeddings,
-            extra_params: 0,
+            extra_params: tower_params,
             stored_fp32,
             rope_cache_bytes,
             global_attention,
@@ -850,6 +853,17 @@ impl ModelArch {
                 m.shared_intermediate,
                 1 << 20,
             ));
+        }
+        checks.push(("num_nextn_predict_layers", self.mtp_layers, 64));
+        if let Some(v) = self.vision {
+            checks.push(("vision_config.hidden_size", v.hidden, 1 << 16));
+            checks.push(("vision_config.intermediate_size", v.intermediate, 1 << 20));
+            checks.push(("vision_config.num_hidden_layers", v.layers, 1 << 10));
+            checks.push(("vision_config.patch_size", v.patch, 1 << 10));
+            checks.push(("vision_config.spatial_merge_size", v.merge, 16));
+            checks.push(("vision_config.temporal_patch_size", v.temporal_patch, 16));
+            checks.push(("vision_config.image_size", v.image_size, 1 << 16));
+            checks.push(("vision_config.out_hidden_size", v.out_hidden, 1 << 16));
         }
         if let Some(m) = self.mla {
             checks.push(("kv_lora_rank", m.kv_lora_rank, 1 << 16));

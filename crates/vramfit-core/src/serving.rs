@@ -503,10 +503,16 @@ pub fn capacity(r: &Replica, t: &Traffic) -> (f64, Limit) {
     let output = f(t.output.max(1));
     // Tokens a request holds: on demand, its mean live context plus half a block; reserved,
     // its whole length in blocks. Sliding layers hold at most the window (plus a block).
+    // A speculating request also holds its drafts and lookahead (`2k + 1` slots).
+    let ahead = if r.extras.spec_tokens > 0.0 {
+        2.0 * r.extras.spec_tokens + 1.0
+    } else {
+        0.0
+    };
     let live = if r.reserve_full {
         ((input + output) / r.block).ceil() * r.block
     } else {
-        input + output / 2.0 + r.block / 2.0
+        input + output / 2.0 + r.block / 2.0 + ahead
     };
     let footprint =
         r.kv_full_per_token * live + r.kv_window_per_token * live.min(r.window + r.block);
@@ -790,6 +796,14 @@ impl Replica {
         {
             full_layers = m.layers.div_ceil(pp);
         }
+        // The draft's layers read and hold KV beside the target's (`sizing/spec.rs`).
+        let draft_kv = if matches!(s.flags.engine, Engine::Vllm { .. }) {
+            crate::sizing::spec::draft(s).map_or(0.0, |d| f(d.kv_bytes_per_token))
+        } else {
+            0.0
+        };
+        // `--cpu-offload-gb`: those bytes are read over the host link (`extras`), not HBM.
+        let weights = (weights - f(e.features.cpu_offload_bytes)).max(0.0);
         Self {
             dense_bytes: (weights - expert_bytes).max(0.0),
             expert_bytes,
@@ -797,7 +811,7 @@ impl Replica {
             experts_per_token: m.moe.map_or(0.0, |x| f(x.experts_per_token)),
             dense_params: f(p.active().saturating_sub(p.active_expert)) / f(tp) / f(pp),
             expert_params: f(p.active_expert) / f(tp) / f(pp),
-            kv_full_per_token: f(per_full * full_layers),
+            kv_full_per_token: f(per_full * full_layers) + draft_kv,
             kv_window_per_token: f(per_window * window_layers),
             window: f(window),
             kv_pool_bytes: f(e.kv_pool_bytes),

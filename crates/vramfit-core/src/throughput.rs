@@ -118,6 +118,12 @@ pub fn serve_scenario(s: &Scenario, gpu: &Gpu, load: Load, link: Link) -> Servin
 #[must_use]
 pub fn spec_break_even(s: &Scenario, gpu: &Gpu) -> Option<u64> {
     s.flags.features.spec.method?;
+    // No draft on this engine (or a draft model the catalog lacks): nothing to compare.
+    if !matches!(s.flags.engine, crate::engine::Engine::Vllm { .. })
+        || crate::sizing::spec::draft(s).is_none()
+    {
+        return None;
+    }
     let mut base = s.clone();
     base.flags.features.spec = crate::inputs::Speculative::default();
     let pays = |n: u64| {

@@ -163,6 +163,34 @@ fn features(c: &Command, arch: &ModelArch, out: &mut Vec<Check>) {
             ),
         );
     }
+    // Flags newer than the version the command runs (a `vllm/vllm-openai:v0.N` image).
+    let minor = match c.inputs.flags.engine {
+        Engine::Vllm { minor } => minor,
+        _ => Engine::VLLM_MODELLED.end().to_owned(),
+    };
+    for (on, since, what) in [
+        (c.inputs.flags.fit_max_model_len, 14, "`--max-model-len -1`"),
+        (
+            x.lora.target_modules.is_some(),
+            19,
+            "`--lora-target-modules`",
+        ),
+    ] {
+        if on && minor < since {
+            refuse(
+                "flag_newer_than_engine",
+                Vec::new(),
+                format!("{what} came with vLLM 0.{since}; vLLM 0.{minor} refuses it"),
+            );
+        }
+    }
+    if x.lora.enabled && c.inputs.flags.expert_parallel && arch.moe.is_some() {
+        refuse(
+            "lora_with_expert_parallel",
+            vec!["--enable-lora".into(), "--enable-expert-parallel".into()],
+            "vLLM's fused-MoE LoRA does not take expert parallelism (`vllm/lora/layers/fused_moe.py` asserts it): drop one of them".into(),
+        );
+    }
     if x.lora.enabled && x.lora.max_cpu_loras.is_some_and(|m| m < x.lora.max_loras) {
         refuse(
             "cpu_loras_below_max_loras",

@@ -78,7 +78,7 @@ impl LoraModules {
         (8, &["down_proj"]),
         (16, &["embed_tokens"]),
         (32, &["lm_head"]),
-        (64, &["experts"]),
+        (64, &["experts", "gate"]),
     ];
 
     /// Whether the set holds the module of bit `bit`.
@@ -103,7 +103,7 @@ impl LoraModules {
                 .find(|(_, names)| names.contains(&w))
                 .ok_or_else(|| {
                     format!(
-                        "unknown LoRA target module `{w}` (qkv_proj or q_proj/k_proj/v_proj, o_proj, gate_up_proj or gate_proj/up_proj, down_proj, embed_tokens, lm_head, experts)"
+                        "unknown LoRA target module `{w}` (qkv_proj or q_proj/k_proj/v_proj, o_proj, gate_up_proj or gate_proj/up_proj, down_proj, embed_tokens, lm_head, experts and the router gate)"
                     )
                 })?;
             bits |= bit;
@@ -195,11 +195,14 @@ impl SpecMethod {
     }
 
     /// The method vLLM infers from a draft model's name when `method` is absent
-    /// (`vllm/config/speculative.py`: "eagle3" or "eagle" in the name, else a draft model).
+    /// (`vllm/config/speculative.py`: `ngram` / `[ngram]`, "eagle3" or "eagle" in the name,
+    /// else a draft model).
     #[must_use]
     pub fn from_model_name(name: &str) -> Self {
         let n = name.to_ascii_lowercase();
-        if n.contains("eagle3") || n.contains("eagle-3") {
+        if n.trim_matches(|c| c == '[' || c == ']') == "ngram" {
+            Self::Ngram
+        } else if n.contains("eagle3") || n.contains("eagle-3") {
             Self::Eagle3
         } else if n.contains("eagle") {
             Self::Eagle
@@ -343,6 +346,19 @@ pub fn apply_vllm_json(c: Compound, json: &str) -> Result<Applied, String> {
             _ => Err(format!("`{flag}`: `{k}` must be a number; got {v}")),
         }
     };
+    // The dict form's other keys: `num_frames` shrinks the dummy video (a row); the rest
+    // (`width`, `height`, `length`) are listed as not modelled.
+    let dict = |k: &str, v: &Value, out: &mut Applied| -> Result<(), String> {
+        let Value::Object(o) = v else { return Ok(()) };
+        for (key, val) in o {
+            match (k, key.as_str()) {
+                (_, "count") => {}
+                ("video", "num_frames") => out.rows.push((super::Field::MmFrames, num(key, val)?)),
+                _ => out.ignored.push(format!("{k}.{key}")),
+            }
+        }
+        Ok(())
+    };
     for (k, val) in &map {
         let row = match (c, k.as_str()) {
             (Compound::LimitMmPerPrompt, "image") => Some(Field::MmImages),
@@ -354,6 +370,10 @@ pub fn apply_vllm_json(c: Compound, json: &str) -> Result<Applied, String> {
             _ => None,
         };
         match (c, k.as_str(), row) {
+            (Compound::LimitMmPerPrompt, _, Some(f)) => {
+                out.rows.push((f, num(k, val)?));
+                dict(k, val, &mut out)?;
+            }
             (_, _, Some(f)) => out.rows.push((f, num(k, val)?)),
             (Compound::SpeculativeConfig, "method", _) => {
                 let Value::String(m) = val else {

@@ -69,6 +69,23 @@ pub struct Vision {
 }
 
 impl Vision {
+    /// The tower's parameters from its shape, for a config the catalog does not count: per
+    /// layer `4d²` of attention and `k·d·I` of MLP (`k` = 3 gated, 2 plain) with biases and two
+    /// norms; the patch embedding `3·t·p²·d`; a projector `merge²·d × out`. A first-order
+    /// count (towers differ in their extras); the app says it is estimated.
+    #[must_use]
+    pub fn params(&self) -> u64 {
+        let (d, i) = (self.hidden, self.intermediate);
+        let k = if self.gated { 3 } else { 2 };
+        let layer = 4 * d * d + 4 * d + k * d * i + i + d + 4 * d;
+        let embed = 3 * self.temporal_patch.max(1) * self.patch * self.patch * d;
+        let projector = self.merge * self.merge * d * self.out_hidden;
+        self.layers
+            .saturating_mul(layer)
+            .saturating_add(embed)
+            .saturating_add(projector)
+    }
+
     /// Reads the tower of a multimodal `config.json` (`vision_config` or `audio_config`);
     /// `None` for a text-only model. `lm_hidden` is the language model's hidden size.
     #[must_use]

@@ -51,6 +51,12 @@ pub(super) fn feature_warnings(s: &Scenario, inputs: &Inputs) -> Vec<String> {
             "this model's config has no multi-token-prediction layers (`num_nextn_predict_layers`): vLLM refuses `mtp`; one layer of the model's shape is counted".into(),
         );
     }
+    if s.flags.fit_max_model_len && !vllm {
+        w.push(format!(
+            "`--max-model-len -1` is vLLM's (the longest length that fits); {} is sized at the model's maximum",
+            s.flags.engine.name()
+        ));
+    }
     if vllm && x.swap_space_gib.is_some() {
         w.push(
             "vLLM V1 allocates no swap blocks (preempted requests are recomputed) and v0.18 removed `--swap-space`: it takes no memory here".into(),

@@ -121,6 +121,8 @@ pub struct Launch {
     pub features: crate::inputs::Features,
     /// The speculative draft's repo (`--speculative-config`'s `"model"`), empty when none.
     pub draft_repo: String,
+    /// Tokens drafted per step as sized (`sizing/spec.rs` `spec_tokens`).
+    pub spec_tokens: u64,
 }
 
 /// The checkpoint a launch command loads.
@@ -308,6 +310,7 @@ pub(super) fn launch_of(
         },
         features: s.flags.features,
         draft_repo: s.draft_repo.clone(),
+        spec_tokens: crate::sizing::spec::spec_tokens(s),
     }
 }
 

@@ -316,8 +316,18 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let vllm = matches!(s.flags.engine, Engine::Vllm { .. });
     let model_weights = weights_per_gpu(s);
     // `--cpu-offload-gb` keeps that much of the weights in host memory (vLLM only).
+    let hp = s.format.high_precision_bytes();
+    let encoder_weights = if m.vision.is_some() {
+        super::weights::extra_loaded(s).div_ceil(super::mm::tower_shards(s)) * hp
+    } else {
+        0
+    };
+    // `--cpu-offload-gb` keeps that much of the decoder layers' weights in host memory
+    // (vLLM only; never the embeddings, the head or the encoder: `maybe_offload_to_cpu`).
+    let vocab_shard = (m.vocab.div_ceil(64) * 64).div_ceil(tp) * m.hidden * hp;
+    let kept = vocab_shard * if m.tied_embeddings { 1 } else { 2 } + encoder_weights;
     let cpu_offload = if vllm {
-        gib_bytes(x.cpu_offload_gib).min(model_weights)
+        gib_bytes(x.cpu_offload_gib).min(model_weights.saturating_sub(kept))
     } else {
         0
     };
@@ -328,12 +338,9 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     };
     let draft = if vllm { super::spec::draft(s) } else { None };
     let draft_weights = draft.map_or(0, |d| d.weights_bytes);
-    let encoder_weights = if m.vision.is_some() {
-        super::weights::extra_loaded(s).div_ceil(super::mm::tower_shards(s)) * 2
-    } else {
-        0
-    };
-    let weights = model_weights - cpu_offload + lora + draft_weights;
+    let weights = (model_weights - cpu_offload)
+        .saturating_add(lora)
+        .saturating_add(draft_weights);
     let act_bytes = 2u64; // activations are 16-bit
     let budget = to_u64(util * f(gpu_total_bytes));
 
@@ -526,6 +533,8 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     };
     // A speculating request holds `2k + 1` slots past its tokens (lookahead and drafts).
     let ahead = draft.map_or(0, |d| d.lookahead + d.tokens + 1);
+    // With explicit multimodal limits each request carries its items' tokens too.
+    let ahead = ahead.saturating_add(super::mm::per_request(s).0);
     let workload_len = s
         .workload
         .prompt_tokens
@@ -540,6 +549,10 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     };
 
     let nvidia_smi = match s.flags.engine {
+        // With the pool given, vLLM holds what it allocates, not the fraction.
+        Engine::Vllm { .. } if x.kv_cache_memory_bytes.is_some() => {
+            weights + activation + non_torch + pool + cuda_graph + context
+        }
         Engine::Vllm { .. } => budget.max(weights + activation + non_torch) + cuda_graph + context,
         _ => weights + pool + activation + context,
     };

@@ -107,34 +107,45 @@ pub fn lora_bytes(s: &Scenario, max_num_batched_tokens: u64, max_num_seqs: u64) 
     };
     let layers_stage = m.layers.div_ceil(pp);
     let stage = usize::try_from(layers_stage).unwrap_or(usize::MAX);
-    // Dense layers of the first (busiest) stage carry the MLP adapters; MoE layers only the
-    // attention ones (and their shared experts are not wrapped either).
+    // Dense layers of the first (busiest) stage carry the MLP adapters; MoE layers carry the
+    // fused experts', the router's and their shared experts' (every `LinearBase` and
+    // `FusedMoE` is wrapped).
     let dense_layers = u64::try_from(
         (0..stage)
             .filter(|i| !m.layer_is_moe.get(*i).copied().unwrap_or(false))
             .count(),
     )
     .unwrap_or(0);
-    let moe_layer = m.moe.filter(|_| on(64)).map_or(0, |moe| {
+    let moe_layer = m.moe.map_or(0, |moe| {
         let i = moe.expert_intermediate.div_ceil(tp);
-        let experts = moe.experts * (2 * h * a_rank + 2 * i * rank + i * rank + h * rank);
+        // w2's B: the whole hidden width, or its shard when fully sharded.
+        let w2_out = if l.fully_sharded { h.div_ceil(tp) } else { h };
+        let experts = moe.experts * (2 * h * a_rank + 2 * i * rank + i * rank + w2_out * rank);
         let router = h * rank + moe.experts * rank;
+        // Shared experts are plain MLPs (`gate_up_proj`, `down_proj`).
         let shared = if moe.shared_intermediate > 0 {
-            column(h, &[moe.shared_intermediate, moe.shared_intermediate])
-                + row(moe.shared_intermediate, h)
+            pick(
+                4,
+                column(h, &[moe.shared_intermediate, moe.shared_intermediate]),
+            ) + pick(8, row(moe.shared_intermediate, h))
         } else {
             0
         };
-        experts + router + shared
+        pick(64, experts + router) + shared
     });
-    let moe_layers = layers_stage.min(m.layers) - dense_layers.min(layers_stage);
+    let moe_layers = layers_stage
+        .min(m.layers)
+        .saturating_sub(dense_layers.min(layers_stage));
     let embedding = if declares_embedding_modules(&m.architecture) {
         pick(16, (m.vocab + h) * rank) + pick(32, (m.vocab + h) * rank)
     } else {
         0
     };
-    let per_slot =
-        attention * layers_stage + dense_mlp * dense_layers + moe_layer * moe_layers + embedding;
+    let per_slot = attention
+        .saturating_mul(layers_stage)
+        .saturating_add(dense_mlp.saturating_mul(dense_layers))
+        .saturating_add(moe_layer.saturating_mul(moe_layers))
+        .saturating_add(embedding);
     let dtype_bytes = 2;
     // Punica (`punica_base.py`, `punica_gpu.py`): token and sampler indices, two kernel
     // metadata sets, the sequence metadata.

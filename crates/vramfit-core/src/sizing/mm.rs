@@ -70,6 +70,10 @@ pub struct Item {
     pub patches: u64,
     /// Pixel (or sample) channels per patch: `3 × t × p²`.
     pub patch_values: u64,
+    /// Tokens of the dummy item the profiling run encodes: `tokens`, or fewer when the
+    /// dict form of `--limit-mm-per-prompt` shrinks it (`num_frames`; the budget and the
+    /// item count stay at the model's maximum, `vllm/multimodal/processing/dummy_inputs.py`).
+    pub dummy_tokens: u64,
 }
 
 /// What the profiling run reserves.
@@ -94,6 +98,9 @@ pub fn modalities(f: VisionFamily) -> [bool; 3] {
     match f {
         VisionFamily::Qwen2Vl | VisionFamily::Qwen3Vl => [true, true, false],
         VisionFamily::Qwen2Audio => [false, false, true],
+        // A tower vramfit does not know may take any of them (Omni, Phi-4-multimodal):
+        // text-only only when all three are off.
+        VisionFamily::Other => [true, true, true],
         _ => [true, false, false],
     }
 }
@@ -146,6 +153,7 @@ pub fn items(v: &Vision, s: &Scenario) -> Vec<Item> {
         tokens,
         patches,
         patch_values: pv,
+        dummy_tokens: tokens,
     };
     if on(img, mm.images) {
         let it = match v.family {
@@ -190,23 +198,28 @@ pub fn items(v: &Vision, s: &Scenario) -> Vec<Item> {
                 .find(|i| i.modality == Modality::Image)
         }) {
             let t = v.temporal_patch.max(1);
-            let tokens = if v.family == VisionFamily::Qwen3Vl && mm.frames.is_none() {
-                12_288
+            let grid = |f: u64| f.div_ceil(t).max(1);
+            // The most frames (≤ 14) whose tokens fit the context (`_get_max_video_frames`);
+            // Qwen3-VL profiles 2 frames at its video processor's size.
+            let (tokens, most) = if v.family == VisionFamily::Qwen3Vl {
+                (12_288, 2)
             } else {
-                let grid = |f: u64| f.div_ceil(t).max(1);
-                let frames = mm.frames.unwrap_or_else(|| {
-                    (1..=QWEN2_VL_MAX_FRAMES)
-                        .take_while(|f| grid(*f) * per <= len)
-                        .last()
-                        .unwrap_or(1)
-                });
-                grid(frames) * per
+                let f = (1..=QWEN2_VL_MAX_FRAMES)
+                    .take_while(|f| grid(*f).saturating_mul(per) <= len)
+                    .last()
+                    .unwrap_or(1);
+                (grid(f).saturating_mul(per), f)
             };
+            // `num_frames` shrinks only the dummy video (never past the most).
+            let dummy = mm
+                .frames
+                .map_or(tokens, |f| tokens / grid(most) * grid(f.min(most)));
             out.push(Item {
                 modality: Modality::Video,
                 tokens,
-                patches: tokens * v.merge * v.merge,
+                patches: dummy.saturating_mul(v.merge * v.merge),
                 patch_values: pv,
+                dummy_tokens: dummy,
             });
         }
     }
@@ -217,6 +230,7 @@ pub fn items(v: &Vision, s: &Scenario) -> Vec<Item> {
             tokens: 750,
             patches: 1500,
             patch_values: 128 * 2,
+            dummy_tokens: 750,
         });
     }
     out
@@ -262,7 +276,9 @@ pub fn reservation(s: &Scenario, max_num_batched_tokens: u64, max_num_seqs: u64)
     let k = if v.gated { 3 } else { 2 };
     let block = (2 * d + 8 * d / tp).max(3 * d + k * i / tp);
     let encoder_peak = patches.saturating_mul(2 * (item.patch_values + 2 * d + block));
-    let cache = n.saturating_mul(t).saturating_mul(v.out_hidden * 2);
+    let cache = n
+        .saturating_mul(item.dummy_tokens)
+        .saturating_mul(v.out_hidden * 2);
     Reservation {
         item: Some(item),
         items: n,
@@ -296,7 +312,7 @@ pub fn per_request(s: &Scenario) -> (u64, f64) {
             Modality::Audio => mm.audios,
         }
         .unwrap_or(0);
-        tokens = tokens.saturating_add(n.saturating_mul(it.tokens));
+        tokens = tokens.saturating_add(n.saturating_mul(it.dummy_tokens));
         flops += crate::units::real(n) * crate::units::real(it.patches) * 2.0 * tower;
     }
     (tokens, flops)
@@ -358,6 +374,25 @@ mod tests {
         // vLLM 0.11–0.14 had no generic skip.
         s.flags.engine = crate::engine::Engine::Vllm { minor: 14 };
         assert!(!tower_skipped(&s));
+    }
+
+    #[test]
+    fn num_frames_shrinks_only_the_dummy_video() {
+        let mut s = qwen();
+        s.flags.features.mm.frames = Some(2);
+        let r = reservation(&s, 8192, 1024);
+        // The budget and the item stay at the 4-frame maximum; the dummy is one temporal
+        // patch: 16,384 tokens, 65,536 patches.
+        assert_eq!(r.budget_tokens, 32_768);
+        assert_eq!(r.items, 1);
+        assert_eq!(r.encoder_cache_bytes, 16_384 * 3584 * 2);
+        assert_eq!(r.encoder_peak_bytes, 65_536 * 2 * (1176 + 2560 + 14_100));
+        // More frames than fit are the most that fit.
+        s.flags.features.mm.frames = Some(4096);
+        assert_eq!(
+            reservation(&s, 8192, 1024).encoder_cache_bytes,
+            32_768 * 3584 * 2
+        );
     }
 
     #[test]

@@ -151,6 +151,17 @@ fn memory_of_each_feature_by_hand() {
     );
     assert_eq!(k.estimate.kv_pool_bytes, 20 << 30);
     assert!(k.run.is_some());
+    // nvidia-smi then shows what vLLM allocates, not the fraction.
+    let ke = &k.estimate;
+    assert_eq!(
+        ke.nvidia_smi_bytes,
+        ke.weights_bytes
+            + ke.activation_bytes
+            + ke.non_torch_bytes
+            + (20 << 30)
+            + ke.cuda_graph_bytes
+            + ke.cuda_context_bytes
+    );
     let too = at(
         "llama-3.1-8b",
         "h100-sxm",
@@ -338,6 +349,8 @@ fn the_checker_names_what_vllm_refuses_among_the_features() {
     ))
     .contains(&"mtp_without_layers"));
     assert!(ids(&format!("{base} --swap-space 16")).contains(&"swap_space_ignored"));
+    assert!(ids("vllm serve mistralai/Mixtral-8x7B-Instruct-v0.1 -tp 4 --enable-expert-parallel --enable-lora --max-model-len 8192")
+        .contains(&"lora_with_expert_parallel"));
     assert!(
         ids("vllm serve meta-llama/Llama-3.2-11B-Vision-Instruct --max-model-len 8192")
             .contains(&"architecture_removed")
@@ -441,5 +454,93 @@ fn encoder_sharding_skip_profiling_and_language_model_only() {
         c.unmodelled.iter().all(|u| !u.affects_memory),
         "{:?}",
         c.unmodelled
+    );
+}
+
+#[test]
+fn edge_cases_of_the_features() {
+    // `{"model": "ngram"}` without a method is n-gram, as vLLM reads it.
+    let a = vramfit_core::inputs::features::apply_vllm_json(
+        vramfit_core::inputs::features::Compound::SpeculativeConfig,
+        r#"{"model": "[ngram]", "num_speculative_tokens": 4}"#,
+    )
+    .unwrap();
+    assert_eq!(a.rows[0], (Field::SpecMethod, "ngram".to_string()));
+    // The dict form's `num_frames` is the frames row; `width` is listed, not dropped.
+    let a = vramfit_core::inputs::features::apply_vllm_json(
+        vramfit_core::inputs::features::Compound::LimitMmPerPrompt,
+        r#"{"video": {"count": 1, "num_frames": 8, "width": 640}}"#,
+    )
+    .unwrap();
+    assert!(a.rows.contains(&(Field::MmFrames, "8".to_string())));
+    assert_eq!(a.ignored, vec!["video.width".to_string()]);
+    // A draft model the catalog lacks: its memory is not counted, and no break-even is
+    // claimed.
+    let p = at(
+        "llama-3.1-70b",
+        "h100-sxm",
+        &[
+            (Field::MaxModelLen, "8192"),
+            (Field::SpecMethod, "draft_model"),
+            (Field::SpecModel, "someone/unknown-draft"),
+        ],
+    );
+    assert_eq!(p.estimate.features.draft_weights_bytes, 0);
+    assert!(p.warnings.iter().any(|w| w.contains("not in the catalog")));
+    assert_eq!(p.run.as_ref().unwrap().spec_break_even_concurrency, None);
+    // A draft model the catalog has: Llama 3.2 1B for the 70B, its weights and KV counted.
+    let d = at(
+        "llama-3.1-70b",
+        "h100-sxm",
+        &[
+            (Field::MaxModelLen, "8192"),
+            (Field::TensorParallelSize, "4"),
+            (Field::SpecMethod, "draft_model"),
+            (Field::SpecModel, "meta-llama/Llama-3.2-1B-Instruct"),
+        ],
+    );
+    assert!(
+        d.estimate.features.draft_weights_bytes > 600 << 20,
+        "{}",
+        d.estimate.features.draft_weights_bytes
+    );
+    assert!(d.estimate.features.draft_kv_bytes > 0);
+    // `-1` is vLLM's: SGLang is sized at the model's maximum and says so.
+    let g = at(
+        "llama-3.1-8b",
+        "h100-sxm",
+        &[(Field::MaxModelLen, "-1"), (Field::Engine, "sglang")],
+    );
+    assert!(g.estimate.vllm_auto_max_model_len.is_none());
+    assert!(g
+        .warnings
+        .iter()
+        .any(|w| w.contains("`--max-model-len -1` is vLLM's")));
+    // A vLLM 0.13 image has no `--max-model-len -1`.
+    let cat = Catalog::bundled();
+    let c = vramfit_core::command::check_command(
+        &cat,
+        "h100-sxm",
+        "docker run --gpus all vllm/vllm-openai:v0.13.0 --model meta-llama/Llama-3.1-8B-Instruct --max-model-len -1",
+    )
+    .unwrap();
+    assert!(
+        c.checks.iter().any(|k| k.id == "flag_newer_than_engine"),
+        "{:?}",
+        c.checks
+    );
+    // `--cpu-offload-gb` larger than the decoder layers offloads only them.
+    let o = at(
+        "llama-3.1-8b",
+        "h100-sxm",
+        &[(Field::MaxModelLen, "8192"), (Field::CpuOffloadGb, "1000")],
+    );
+    let vocab = 128_256u64 * 4096 * 2;
+    assert_eq!(
+        o.estimate.features.cpu_offload_bytes,
+        at("llama-3.1-8b", "h100-sxm", &[(Field::MaxModelLen, "8192")])
+            .estimate
+            .weights_bytes
+            - 2 * vocab
     );
 }
