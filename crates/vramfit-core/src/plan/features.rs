@@ -62,6 +62,24 @@ pub(super) fn feature_warnings(s: &Scenario, inputs: &Inputs) -> Vec<String> {
             "vLLM V1 allocates no swap blocks (preempted requests are recomputed) and v0.18 removed `--swap-space`: it takes no memory here".into(),
         );
     }
+    let unchecked: Vec<&str> = [
+        (x.lora.enabled, "LoRA slots"),
+        (
+            x.spec.method.is_some_and(|m| m != SpecMethod::Ngram),
+            "the speculative draft's memory",
+        ),
+        (x.cpu_offload_gib.is_some_and(|g| g > 0.0), "CPU offload"),
+        (x.kv_cache_memory_bytes.is_some(), "a set KV size"),
+    ]
+    .into_iter()
+    .filter_map(|(on, what)| on.then_some(what))
+    .collect();
+    if vllm && !unchecked.is_empty() {
+        w.push(format!(
+            "{} follow vLLM's source (hand-worked tests); no published start-up log checks them: not validated",
+            unchecked.join(", ")
+        ));
+    }
     if vllm && x.lora.enabled {
         w.push(
             "with LoRA, vLLM captures each CUDA graph twice (with and without adapters): graph memory outside the budget grows, not modelled".into(),
