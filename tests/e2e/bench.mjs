@@ -3,7 +3,15 @@
 //  - median of 20 recomputes: input change → new numbers and redrawn chart in the DOM;
 //  - WebAssembly memory after load;
 //  - median of 5: the OOM explainer's first answer, which starts the import worker (a second
-//    wasm module, fetched and compiled then), and the next answer from the running worker.
+//    wasm module, fetched and compiled then), and the next answer from the running worker;
+//  - median of 20 recomputes after a model change (the model select);
+//  - a cold first visit with the service worker on, from a server that gzips as a static host
+//    does: every byte the browser fetched until the service worker has installed and the
+//    network is quiet (its pre-cache included), and the same with the service worker blocked;
+//  - median of 5 cold loads under Chromium DevTools' "Fast 3G" preset through CDP
+//    (`Network.emulateNetworkConditions`: 1.6 Mb/s × 0.9 down, 750 kb/s × 0.9 up, 150 ms ×
+//    3.75 latency; devtools-frontend `SDK/NetworkManager.ts` `Fast3GConditions`), service
+//    worker blocked, gzip on: navigation start → first result in the DOM.
 // Usage: node tests/e2e/bench.mjs   (after `trunk build --release`; prints Markdown)
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
@@ -79,6 +87,55 @@ for (let i = 0; i < 5; i++) {
   warm.push(await explain(p, 'RuntimeError: CUDA error: out of memory'));
   await p.context().close();
 }
+// Model change → new numbers in the DOM (alternating two catalog models).
+const models = [];
+for (let i = 0; i < 20; i++) {
+  const id = i % 2 ? 'qwen2.5-7b' : 'llama-3.1-8b';
+  models.push(await page.evaluate(async (id) => {
+    const select = document.querySelector('[data-testid="model"]');
+    const target = document.querySelector('[data-testid="weights-per-gpu"]');
+    const changed = new Promise((resolve) => {
+      const obs = new MutationObserver(() => { obs.disconnect(); resolve(performance.now()); });
+      obs.observe(target, { childList: true, characterData: true, subtree: true });
+    });
+    const t0 = performance.now();
+    select.value = id;
+    select.dispatchEvent(new Event('change', { bubbles: true }));
+    return (await changed) - t0;
+  }, id));
+}
+// What a first visit sends, gzip as a host serves it, with and without the service worker.
+const gz = await startServer({ gzip: true });
+const visit = async (serviceWorkers) => {
+  const before = gz.stats.requests.length;
+  const p = await newPage(browser, { serviceWorkers });
+  await p.goto(gz.url + '/?model=qwen2.5-7b&gpu=h100-sxm');
+  await p.getByTestId('verdict').waitFor();
+  if (serviceWorkers === 'allow') {
+    await p.evaluate(async () => { await navigator.serviceWorker.ready; });
+  }
+  // Quiet for 1.5 s: the pre-cache (and anything else) has finished.
+  let n = -1;
+  while (n !== gz.stats.requests.length) { n = gz.stats.requests.length; await new Promise((r) => setTimeout(r, 1500)); }
+  const got = gz.stats.requests.slice(before);
+  await p.context().close();
+  return { bytes: got.reduce((a, r) => a + (r.gzip ?? r.bytes ?? 0), 0), requests: got.length };
+};
+const withSw = await visit('allow');
+const noSw = await visit('block');
+// Fast 3G, cold, no service worker.
+const slow = [];
+for (let i = 0; i < 5; i++) {
+  const p = await newPage(browser, { serviceWorkers: 'block' });
+  const cdp = await p.context().newCDPSession(p);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 150 * 3.75, downloadThroughput: (1.6 * 1000 * 1000) / 8 * 0.9, uploadThroughput: (750 * 1000) / 8 * 0.9 });
+  await p.goto(gz.url + '/?model=qwen2.5-7b&gpu=h100-sxm', { timeout: 120000 });
+  await p.getByTestId('verdict').waitFor({ timeout: 120000 });
+  slow.push(await p.evaluate(() => performance.now() - performance.getEntriesByType('navigation')[0].startTime));
+  await p.context().close();
+}
+await gz.close();
 await browser.close();
 await server.close();
 let chromium = '';
@@ -91,3 +148,7 @@ console.log(`| input change → next animation frame after the update (20) | ${m
 console.log(`| WebAssembly memory after load | ${(heap / 2 ** 20).toFixed(1)} MiB | | |`);
 console.log(`| OOM explainer, first answer: starts the import worker (5) | ${median(cold).toFixed(0)} ms | ${Math.min(...cold).toFixed(0)} ms | ${Math.max(...cold).toFixed(0)} ms |`);
 console.log(`| OOM explainer, next answer from the running worker (5) | ${median(warm).toFixed(1)} ms | ${Math.min(...warm).toFixed(1)} ms | ${Math.max(...warm).toFixed(1)} ms |`);
+console.log(`| model change → new numbers in the DOM (20) | ${median(models).toFixed(1)} ms | ${Math.min(...models).toFixed(1)} ms | ${Math.max(...models).toFixed(1)} ms |`);
+console.log(`| cold first visit, service worker on: bytes fetched (gzip, its install included) | ${(withSw.bytes / 1000).toFixed(0)} KB (${withSw.requests} requests) | | |`);
+console.log(`| cold first visit, service worker blocked: bytes fetched (gzip) | ${(noSw.bytes / 1000).toFixed(0)} KB (${noSw.requests} requests) | | |`);
+console.log(`| Fast 3G, cold, no service worker → first result in the DOM (5) | ${median(slow).toFixed(0)} ms | ${Math.min(...slow).toFixed(0)} ms | ${Math.max(...slow).toFixed(0)} ms |`);

@@ -6,9 +6,12 @@
 // manifest, icons) `no-cache` with an ETag, answered 304 when it still matches; `cache:
 // 'none'` sends `no-cache` and no validator for everything. `setRoot` swaps the folder (a
 // new deploy); `stats.wire()` is every byte written to the sockets, headers included.
+// `gzip: true` sends whole-file answers gzip -9 encoded when the client accepts it, as a
+// static host does (the benchmark's throttled and byte-counting runs use it).
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 const MIME = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
@@ -18,7 +21,8 @@ const MIME = {
 
 const HASHED = /-[0-9a-f]{12,16}(?=[._])/;
 
-export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true, status = {}, delay = {}, cache = 'http' } = {}) {
+export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true, status = {}, delay = {}, cache = 'http', gzip = false } = {}) {
+  const gzCache = new Map();
   const sockets = new Set();
   const stats = { requests: [], bytesSent: 0, wire: () => [...sockets].reduce((n, s) => n + s.bytesWritten, 0) };
   const server = http.createServer((req, res) => {
@@ -71,6 +75,16 @@ export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true,
         stats.requests.push({ url: req.url, status: 304 });
         return;
       }
+    }
+    if (gzip && /\bgzip\b/.test(req.headers['accept-encoding'] || '')) {
+      const key = `${file}:${st.mtimeMs}`;
+      if (!gzCache.has(key)) gzCache.set(key, zlib.gzipSync(fs.readFileSync(file), { level: 9 }));
+      const body = gzCache.get(key);
+      res.writeHead(200, { ...headers, 'Content-Encoding': 'gzip', 'Content-Length': body.length, Vary: 'Accept-Encoding' });
+      stats.requests.push({ url: req.url, status: 200, bytes: st.size, gzip: body.length });
+      stats.bytesSent += body.length;
+      res.end(body);
+      return;
     }
     res.writeHead(200, headers);
     stats.requests.push({ url: req.url, status: 200, bytes: st.size });
