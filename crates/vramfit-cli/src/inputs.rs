@@ -81,15 +81,7 @@ pub fn inputs_of(a: &PlanArgs) -> Res<Inputs> {
 /// single-value flags, which win where both are given.
 fn features_of(a: &crate::args::FeatureArgs, i: &mut Inputs) -> Res<()> {
     use vramfit_core::inputs::features::{apply_vllm_json, Compound};
-    let set = |i: &mut Inputs, field: Field, value: &str, flag: &str| -> Res<()> {
-        i.set(field, value).map_err(|e| {
-            if e.contains(flag) {
-                usage(e)
-            } else {
-                usage(format!("{flag}: {e}"))
-            }
-        })
-    };
+    let set = set_row;
     for (c, json) in [
         (Compound::LimitMmPerPrompt, &a.limit_mm_per_prompt),
         (Compound::MmProcessorKwargs, &a.mm_processor_kwargs),
@@ -159,14 +151,18 @@ pub fn budget_inputs_of(a: &crate::args::BudgetArgs) -> Res<Inputs> {
     ];
     for (field, value) in given {
         let Some(value) = value else { continue };
-        i.set(field, &value).map_err(|e| {
-            let flag = key(field).flag;
-            if e.contains(flag) {
-                usage(e)
-            } else {
-                usage(format!("{flag}: {e}"))
-            }
-        })?;
+        set_row(&mut i, field, &value, key(field).flag)?;
     }
     Ok(i)
+}
+
+/// Sets one row through the core's table; the message names the flag as it was written.
+fn set_row(i: &mut Inputs, field: Field, value: &str, flag: &str) -> Res<()> {
+    i.set(field, value).map_err(|e| {
+        if e.contains(flag) {
+            usage(e)
+        } else {
+            usage(format!("{flag}: {e}"))
+        }
+    })
 }

@@ -26,7 +26,7 @@ use serde::Serialize;
 pub mod features;
 mod keys;
 pub use features::{Features, Lora, Multimodal, SpecMethod, Speculative};
-pub use keys::{by_url, human_int, key, Key, Range, KEYS, MAX_COMMAND_LEN};
+pub use keys::{by_url, human_int, key, Key, Range, KEYS, MAX_COMMAND_LEN, MAX_VALUE_LEN};
 
 /// The serving engine's flags that change memory or speed (`vllm serve` spelling).
 /// `None` means the engine's default for the GPU.
@@ -514,9 +514,9 @@ impl Inputs {
             Field::MaxBudgetUsd => b.max_budget_usd = Some(k.float(value)?),
             Field::OnPrem => b.on_prem = flag(value)?,
             Field::Vendor if v.is_empty() || v.eq_ignore_ascii_case("any") => b.vendor = None,
-            Field::SpecModel if value.chars().count() > MAX_MODEL_ID_LEN => {
+            Field::SpecModel if value.chars().count() > MAX_VALUE_LEN => {
                 return Err(format!(
-                    "`{}` is longer than {MAX_MODEL_ID_LEN} characters",
+                    "`{}` is longer than {MAX_VALUE_LEN} characters",
                     k.flag
                 ));
             }
@@ -556,10 +556,6 @@ impl Inputs {
         Ok(())
     }
 }
-
-/// Longest draft model id accepted (a repo id is at most 96 characters on the Hub; the URL
-/// codec's own limit is 200).
-pub const MAX_MODEL_ID_LEN: usize = 200;
 
 /// A feature row's value as the URL writes it (see [`Inputs::text`]).
 fn features_text(x: &Features, field: Field) -> Option<String> {

@@ -796,12 +796,13 @@ impl Replica {
         {
             full_layers = m.layers.div_ceil(pp);
         }
-        // The draft's layers read and hold KV beside the target's (`sizing/spec.rs`).
-        let draft_kv = if matches!(s.flags.engine, Engine::Vllm { .. }) {
-            crate::sizing::spec::draft(s).map_or(0.0, |d| f(d.kv_bytes_per_token))
+        // The draft (`sizing/spec.rs`): its layers read and hold KV beside the target's.
+        let draft = if matches!(s.flags.engine, Engine::Vllm { .. }) {
+            crate::sizing::spec::draft(s)
         } else {
-            0.0
+            None
         };
+        let draft_kv = draft.map_or(0.0, |d| f(d.kv_bytes_per_token));
         // `--cpu-offload-gb`: those bytes are read over the host link (`extras`), not HBM.
         let weights = (weights - f(e.features.cpu_offload_bytes)).max(0.0);
         Self {
@@ -836,7 +837,7 @@ impl Replica {
             alpha,
             stage_link,
             stage_alpha,
-            extras: extras_of(s, gpu, e),
+            extras: extras_of(s, gpu, e, draft),
         }
     }
 

@@ -39,8 +39,7 @@ pub struct Notice {
     pub message: String,
 }
 
-/// Longest value accepted for any key but the pasted command (longer ones are ignored).
-pub const MAX_VALUE_LEN: usize = 200;
+pub use crate::inputs::MAX_VALUE_LEN;
 
 /// Longest value accepted for a key: [`MAX_COMMAND_LEN`] for the pasted command,
 /// [`MAX_VALUE_LEN`] for the rest.

@@ -120,7 +120,7 @@ pub fn median_error(cases: &[SpecCase], role: &str) -> Option<f64> {
 pub fn markdown() -> String {
     let cases = spec_cases();
     let mut s = String::from("\n## Deployment features (issue 18)\n\n");
-    s.push_str("Speculative decoding: one user's decode speed-up at the run's measured acceptance length (α from Leviathan et al.'s formula), vLLM V1 runs with published figures (`crates/vramfit-core/tests/data/features.csv`). The `fit` rows set the one constant of the drafter, `serving::DRAFT_PASS_S`; the `held_out` rows were not used for it.\n\n");
+    s.push_str("Speculative decoding: one user's decode speed-up at the run's measured acceptance length (α from Leviathan et al.'s formula), vLLM V1 runs with published figures (`crates/vramfit-core/tests/data/features.csv`). The `fit` rows alone set the one constant of the drafter, `serving::DRAFT_PASS_S` (the mean per-pass remainder of their two heads); the `held_out` rows were not used for it. All rows are one GPU (H100) and one model, so no leave-one-GPU-out split exists and the app shows speculative speeds as not validated, without a band.\n\n");
     s.push_str("| source | role | method | k | acceptance length | measured × | predicted × | error |\n|---|---|---|---|---|---|---|---|\n");
     for c in &cases {
         s.push_str(&format!(
@@ -137,7 +137,7 @@ pub fn markdown() -> String {
     }
     let pct = |x: Option<f64>| x.map_or_else(|| "–".to_string(), |x| format!("{:.1}%", x * 100.0));
     s.push_str(&format!(
-        "\nMedian |error|: fitted rows {}, held-out rows {}. EAGLE-3 is over-predicted by about a quarter (its drafter costs more per pass than its weights explain); the base step at batch 1 carries its own error (above).\n\n",
+        "\nMedian |error|: fitted rows {}, held-out rows {}. EAGLE-3 is over-predicted by 22–37 % (its drafter costs more per pass than its weights explain; one constant serves both heads); the base step at batch 1 carries its own error (above).\n\n",
         pct(median_error(&cases, "fit")),
         pct(median_error(&cases, "held_out"))
     ));

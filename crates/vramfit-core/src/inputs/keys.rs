@@ -675,6 +675,10 @@ pub const KEYS: [Key; 56] = [
     },
 ];
 
+/// Longest value accepted for any key but the pasted command (characters); the URL codec
+/// ignores longer ones ([`crate::share`]), and the draft model's id is held to it.
+pub const MAX_VALUE_LEN: usize = 200;
+
 /// Longest pasted command accepted (characters): a Kubernetes manifest's container section
 /// fits; the URL codec takes this key up to this length instead of
 /// [`crate::share::MAX_VALUE_LEN`].

@@ -43,13 +43,13 @@ pub struct Extras {
 }
 
 /// Fixed cost of one draft pass beyond its weight read (launches, the proposer's
-/// bookkeeping), seconds. vLLM V1 on H100 with Llama 3.1 8B at batch 1 (vllm#20780): the step
-/// (TPOT × acceptance length) grows by 1.0 ms per drafted token with the EAGLE-3 head and by
-/// 0.73 ms with the EAGLE-1 head over k = 2…7; reading the heads takes 0.32 ms and 0.58 ms
-/// (EAGLE-1 reads the target's `lm_head`), leaving 0.68 ms and 0.15 ms. One constant for
-/// every method, 0.5 ms, predicts the held-out runs of vllm PR #16937 best (median |error| of
-/// the speed-up 11 %, against 21 % with the two fitted separately: `tests/it/features.rs`),
-/// since the base step at batch 1 carries its own error. n-gram drafts on the CPU: 0.
+/// bookkeeping), seconds, from the `fit` rows only (vllm#20780: vLLM V1 on H100 with Llama
+/// 3.1 8B at batch 1). The step (TPOT × acceptance length) grows by 1.0 ms per drafted token
+/// with the EAGLE-3 head and by 0.73 ms with the EAGLE-1 head over k = 2…7; reading the heads
+/// takes 0.32 ms and 0.58 ms (EAGLE-1 reads the target's `lm_head`), leaving 0.68 ms and
+/// 0.15 ms; one constant for every method, their mean, 0.42 ms. The held-out runs (vllm PR
+/// #16937) are its check (`tests/it/features.rs`, docs/ACCURACY.md). n-gram drafts on the
+/// CPU: 0.
 #[must_use]
 pub fn draft_pass_s(m: crate::inputs::SpecMethod) -> f64 {
     if m == crate::inputs::SpecMethod::Ngram {
@@ -60,7 +60,7 @@ pub fn draft_pass_s(m: crate::inputs::SpecMethod) -> f64 {
 }
 
 /// See [`draft_pass_s`].
-pub const DRAFT_PASS_S: f64 = 0.5e-3;
+pub const DRAFT_PASS_S: f64 = 0.42e-3;
 
 /// Default per-token acceptance rate α of each method (chat-like traffic), with its source:
 /// EAGLE-3 0.75 and EAGLE 0.62 fit vLLM's measured acceptance lengths for Llama 3.1 8B on
@@ -106,13 +106,9 @@ pub(super) fn extras_of(
     s: &crate::sizing::Scenario,
     gpu: &crate::catalog::Gpu,
     e: &crate::sizing::Estimate,
+    spec: Option<crate::sizing::spec::Draft>,
 ) -> Extras {
     let vllm = matches!(s.flags.engine, crate::engine::Engine::Vllm { .. });
-    let spec = if vllm {
-        crate::sizing::spec::draft(s)
-    } else {
-        None
-    };
     let (spec_tokens, tokens_per_step, draft_bytes, draft_params, draft_pass) =
         spec.map_or((0.0, 1.0, 0.0, 0.0, 0.0), |d| {
             let alpha = s

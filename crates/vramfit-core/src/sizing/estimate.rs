@@ -49,7 +49,7 @@
 //! (weights, the whole `-c` context's KV cache, the compute buffer of one ubatch; no memory
 //! fraction).
 
-use super::features::{gib_bytes, FeatureBytes};
+use super::features::FeatureBytes;
 use super::kv::kv_groups_compact;
 use super::{f, gib, to_u64, weights_per_gpu, Engine, Scenario, GIB};
 use super::{
@@ -318,7 +318,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     // `--cpu-offload-gb` keeps that much of the weights in host memory (vLLM only).
     let hp = s.format.high_precision_bytes();
     let encoder_weights = if m.vision.is_some() {
-        super::weights::extra_loaded(s).div_ceil(super::mm::tower_shards(s)) * hp
+        super::weights::extras_per_gpu(s)
     } else {
         0
     };
@@ -327,7 +327,10 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let vocab_shard = (m.vocab.div_ceil(64) * 64).div_ceil(tp) * m.hidden * hp;
     let kept = vocab_shard * if m.tied_embeddings { 1 } else { 2 } + encoder_weights;
     let cpu_offload = if vllm {
-        gib_bytes(x.cpu_offload_gib).min(model_weights.saturating_sub(kept))
+        x.cpu_offload_gib
+            .filter(|g| g.is_finite() && *g > 0.0)
+            .map_or(0, gib)
+            .min(model_weights.saturating_sub(kept))
     } else {
         0
     };

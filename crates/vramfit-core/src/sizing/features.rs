@@ -46,13 +46,6 @@ pub struct FeatureBytes {
     pub host_bytes: u64,
 }
 
-/// Bytes of `gib` GiB, rounded down; 0 for a negative or non-finite value.
-#[must_use]
-pub fn gib_bytes(gib: Option<f64>) -> u64 {
-    gib.filter(|x| x.is_finite() && *x > 0.0)
-        .map_or(0, |x| super::to_u64(x * super::f(super::GIB)))
-}
-
 /// One line of the features' breakdown, as every presentation lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FeatureRow {

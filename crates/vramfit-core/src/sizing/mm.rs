@@ -138,6 +138,50 @@ pub fn tower_shards(s: &Scenario) -> u64 {
     }
 }
 
+/// The largest image the family's processor makes (its tokens and patches).
+fn image_item(v: &Vision, s: &Scenario) -> Option<Item> {
+    let mm = s.flags.features.mm;
+    let pv = 3 * v.temporal_patch.max(1) * v.patch * v.patch;
+    let unit = v.patch * v.merge;
+    let image = |tokens: u64, patches: u64| Item {
+        modality: Modality::Image,
+        tokens,
+        patches,
+        patch_values: pv,
+        dummy_tokens: tokens,
+    };
+    match v.family {
+        VisionFamily::Qwen2Vl | VisionFamily::Qwen3Vl => {
+            let def = if v.family == VisionFamily::Qwen3Vl {
+                QWEN3_VL_MAX_PIXELS
+            } else {
+                QWEN2_VL_MAX_PIXELS
+            };
+            let t = (mm.max_pixels.unwrap_or(def) / (unit * unit).max(1)).max(4);
+            // One image is one temporal patch of two copies of the frame.
+            Some(image(t, t * v.merge * v.merge))
+        }
+        VisionFamily::Gemma3 => {
+            let side = (v.image_size.max(v.patch) / v.patch).max(1);
+            Some(image(256, side * side))
+        }
+        VisionFamily::Pixtral => {
+            let side = v.image_size.div_ceil(unit.max(1)).max(1);
+            Some(image(side * side, side * side * v.merge * v.merge))
+        }
+        VisionFamily::Llama4 => {
+            let side = (v.image_size.max(v.patch) / v.patch).max(1);
+            Some(image(17 * 144, 17 * (side * side + 1)))
+        }
+        VisionFamily::Llava => {
+            let side = (v.image_size.max(v.patch) / v.patch).max(1);
+            Some(image(side * side, side * side + 1))
+        }
+        VisionFamily::InternVl => Some(image(13 * 256, 13 * 1024)),
+        VisionFamily::Mllama | VisionFamily::Qwen2Audio | VisionFamily::Other => None,
+    }
+}
+
 /// The largest item of each modality the model takes and the limits leave on.
 #[must_use]
 pub fn items(v: &Vision, s: &Scenario) -> Vec<Item> {
@@ -146,57 +190,14 @@ pub fn items(v: &Vision, s: &Scenario) -> Vec<Item> {
     let on = |taken: bool, limit: Option<u64>| taken && limit != Some(0);
     let len = s.model_len();
     let pv = 3 * v.temporal_patch.max(1) * v.patch * v.patch;
-    let unit = v.patch * v.merge;
     let mut out = Vec::new();
-    let image = |tokens: u64, patches: u64| Item {
-        modality: Modality::Image,
-        tokens,
-        patches,
-        patch_values: pv,
-        dummy_tokens: tokens,
-    };
+    // The largest image, whatever the image limit: a video's frames are images too.
+    let largest = image_item(v, s);
     if on(img, mm.images) {
-        let it = match v.family {
-            VisionFamily::Qwen2Vl | VisionFamily::Qwen3Vl => {
-                let def = if v.family == VisionFamily::Qwen3Vl {
-                    QWEN3_VL_MAX_PIXELS
-                } else {
-                    QWEN2_VL_MAX_PIXELS
-                };
-                let t = (mm.max_pixels.unwrap_or(def) / (unit * unit).max(1)).max(4);
-                // One image is one temporal patch of two copies of the frame.
-                Some(image(t, t * v.merge * v.merge))
-            }
-            VisionFamily::Gemma3 => {
-                let side = (v.image_size.max(v.patch) / v.patch).max(1);
-                Some(image(256, side * side))
-            }
-            VisionFamily::Pixtral => {
-                let side = v.image_size.div_ceil(unit.max(1)).max(1);
-                Some(image(side * side, side * side * v.merge * v.merge))
-            }
-            VisionFamily::Llama4 => {
-                let side = (v.image_size.max(v.patch) / v.patch).max(1);
-                Some(image(17 * 144, 17 * (side * side + 1)))
-            }
-            VisionFamily::Llava => {
-                let side = (v.image_size.max(v.patch) / v.patch).max(1);
-                Some(image(side * side, side * side + 1))
-            }
-            VisionFamily::InternVl => Some(image(13 * 256, 13 * 1024)),
-            VisionFamily::Mllama | VisionFamily::Qwen2Audio | VisionFamily::Other => None,
-        };
-        out.extend(it);
+        out.extend(largest);
     }
     if on(vid, mm.videos) {
-        if let Some(Item { tokens: per, .. }) = out.first().copied().or_else(|| {
-            // A video's frames are images at the same resolution, even with images off.
-            let mut s2 = s.clone();
-            s2.flags.features.mm.images = None;
-            items(v, &s2)
-                .into_iter()
-                .find(|i| i.modality == Modality::Image)
-        }) {
+        if let Some(Item { tokens: per, .. }) = largest {
             let t = v.temporal_patch.max(1);
             let grid = |f: u64| f.div_ceil(t).max(1);
             // The most frames (≤ 14) whose tokens fit the context (`_get_max_video_frames`);

@@ -94,6 +94,19 @@ pub fn extra_loaded(s: &Scenario) -> u64 {
     m.extra_params
 }
 
+/// [`extra_loaded`]'s bytes on one GPU of the first stage, 16-bit: split over the TP ranks,
+/// a multimodal tower like the model unless `--mm-encoder-tp-mode data`
+/// ([`super::mm::tower_shards`]).
+#[must_use]
+pub fn extras_per_gpu(s: &Scenario) -> u64 {
+    let shards = if s.model.vision.is_some() {
+        super::mm::tower_shards(s)
+    } else {
+        s.tensor_parallel_size.max(1)
+    };
+    ceil_div(extra_loaded(s), shards) * s.format.high_precision_bytes()
+}
+
 fn ceil_div(a: u64, b: u64) -> u64 {
     a.div_ceil(b.max(1))
 }

@@ -31,12 +31,7 @@ fn stage_weights_match_walking_every_layer() {
                 start += n;
                 walked += m.rope_cache_bytes;
                 if stage == 0 {
-                    let shards = if m.vision.is_some() {
-                        crate::sizing::mm::tower_shards(&s)
-                    } else {
-                        tp
-                    };
-                    walked += vocab_shard + ceil_div(super::extra_loaded(&s), shards) * hp;
+                    walked += vocab_shard + super::extras_per_gpu(&s);
                 }
                 if stage == pp - 1 {
                     walked += m.hidden * hp;
