@@ -1,20 +1,27 @@
 // vramfit service worker: the app offline after one visit, each file downloaded once.
 // scripts/sw_files.py (build time) rewrites the BUILD line: the build's id (a hash over all
-// its files) and its files, HASHED (named by their content, all named in index.html) and
-// PLAIN (manifest, icons). Each build has its own cache, vramfit-<BUILD>; activating deletes
-// the app's other caches.
-// Install fills the cache without downloading again what the page has just fetched: a
-// hashed file comes from an older build's cache or from the HTTP cache (`force-cache`: a
-// name that carries its content's hash is the same bytes at any age); index.html and the
-// plain files are revalidated (`no-cache`). A page that does not name this build's files
-// (a deploy under way) or a failed fetch fails the install: the old worker stays.
+// its files) and its files, HASHED (named by their content) and PLAIN (manifest, icons), and
+// LATER: those the first load does not fetch (the views module, the import worker, the
+// catalog's sources, the install icons). Each build has its own cache, vramfit-<BUILD>;
+// activating deletes the app's other caches.
+// Install caches what the first load fetched, without downloading it again: a hashed file
+// comes from an older build's cache or from the HTTP cache (`force-cache`: a name that
+// carries its content's hash is the same bytes at any age); index.html and the plain files
+// are revalidated (`no-cache`). A page that does not name this build's files (a deploy under
+// way) or a failed fetch fails the install: the old worker stays.
+// On a first visit LATER waits until the page asks (`warm`, sent after the first result and a
+// quiet moment, src/state.rs), so that it does not compete with the first load on a slow
+// link; the answer `warmed` tells the page that every view works offline. A file of LATER the
+// page needs before that is cached as it is fetched. An update caches LATER at install.
 // Fetch: this build's files cache-first; navigations to the app network-first with the
 // page cached at install as the fallback; anything else goes to the network untouched.
-const BUILD = "dev", HASHED = [], PLAIN = [];
+const BUILD = "dev", HASHED = [], PLAIN = [], LATER = [];
 const CACHE = 'vramfit-' + BUILD;
 const abs = (u) => new URL(u, self.location).href;
 const OWN = new Set([...HASHED, ...PLAIN].map(abs));
 const PAGES = new Set([abs('./'), abs('./index.html')]);
+const now = (list) => list.filter((u) => !LATER.includes(u));
+const fresh = (u) => fetch(u, { cache: HASHED.includes(u) ? 'force-cache' : 'no-cache' });
 
 const put = async (cache, url, res) => {
   if (!res?.ok) throw new Error(`${url}: ${res?.status}`);
@@ -23,14 +30,18 @@ const put = async (cache, url, res) => {
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
+    // An update (an older build's cache exists) takes LATER at once: its visitor has been
+    // offline-ready, and most of LATER comes from that older cache.
+    const update = (await caches.keys()).some((k) => k.startsWith('vramfit-') && k !== CACHE);
+    const first = (list) => (update ? list : now(list));
     const cache = await caches.open(CACHE);
     const page = await fetch('./', { cache: 'no-cache' });
     const html = await page.clone().text();
     if (!HASHED.every((u) => html.includes(u))) throw new Error(`index.html is not build ${BUILD}'s`);
     await Promise.all([
       put(cache, './', page),
-      ...HASHED.map(async (u) => put(cache, u, (await caches.match(u)) || (await fetch(u, { cache: 'force-cache' })))),
-      ...PLAIN.map(async (u) => put(cache, u, await fetch(u, { cache: 'no-cache' }))),
+      ...first(HASHED).map(async (u) => put(cache, u, (await caches.match(u)) || (await fresh(u)))),
+      ...first(PLAIN).map(async (u) => put(cache, u, await fresh(u))),
     ]);
     await self.skipWaiting();
   })());
@@ -40,6 +51,15 @@ self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     for (const k of await caches.keys()) if (k.startsWith('vramfit-') && k !== CACHE) await caches.delete(k);
     await self.clients.claim();
+  })());
+});
+
+self.addEventListener('message', (event) => {
+  if (event.data !== 'warm') return;
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    await Promise.all(LATER.map(async (u) => (await cache.match(u)) || put(cache, u, (await caches.match(u)) || (await fresh(u)))));
+    event.source?.postMessage('warmed');
   })());
 });
 

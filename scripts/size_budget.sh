@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Transfer budgets, gzip -9, with a per-file table:
-# - first load: index.html, the service worker and every file index.html names (the app's
-#   js, wasm, css, manifest and icon), except the import worker's and the catalog's sources
-#   (catalog-sources-<hash>.json, fetched when the Catalog view opens);
+# - first load: index.html, the service worker and every file index.html names outside its
+#   `<meta>` tags (the app's js, wasm, css, manifest and icon: what the browser fetches at once);
+# - the views module (src/views.rs: every view but "Size it", the command checker's results),
+#   fetched when one of them is first shown;
 # - the import worker (crates/vramfit-worker: safetensors import, OOM diagnosis), fetched on first
-#   use of those features (and pre-cached by the service worker after the first load).
-# Budgets (bytes) live in scripts/size_budget.txt and scripts/worker_budget.txt, each set
+#   use of those features.
+# The last two, and the catalog's sources (fetched when the Catalog view opens), are named only
+# in a `<meta>`, and the service worker caches them a moment after the first result.
+# Budgets (bytes) live in scripts/size_budget.txt, views_budget.txt and worker_budget.txt, each set
 # with >= 3 % headroom over the measured size (ARCHITECTURE.md, "Bundle policy"), so that
 # routine work does not fail here; lower them as the bundle shrinks.
 # Also: the build is path-independent (no checkout or cargo path in any wasm).
@@ -13,12 +16,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -f dist/index.html ] || { echo "dist/index.html is missing: run trunk build --release first"; exit 1; }
 first=(dist/index.html dist/sw.js)
+views=()
 worker=()
+outside_meta=$(sed -E 's/<meta\b[^>]*>//g' dist/index.html)
 for f in dist/*; do
   n=$(basename "$f")
   case "$n" in index.html | sw.js) continue ;; esac
-  grep -qF "$n" dist/index.html || continue
-  case "$n" in vramfit-worker*) worker+=("$f") ;; catalog-sources-*) ;; *) first+=("$f") ;; esac
+  case "$n" in
+    vramfit-views*) views+=("$f") ;;
+    vramfit-worker*) worker+=("$f") ;;
+    *) grep -qF "$n" <<< "$outside_meta" && first+=("$f") ;;
+  esac
 done
 fail=0
 table() { # title budget-file files...
@@ -36,6 +44,8 @@ table() { # title budget-file files...
 }
 table "first load" scripts/size_budget.txt "${first[@]}"
 [ ${#worker[@]} -eq 3 ] || { echo "expected the import worker's loader, js and wasm in index.html, found ${#worker[@]} file(s)"; exit 1; }
+[ ${#views[@]} -eq 2 ] || { echo "expected the views module's js and wasm in dist/, found ${#views[@]} file(s)"; exit 1; }
+table "views module (when another view is first shown)" scripts/views_budget.txt "${views[@]}"
 table "import worker (on first use)" scripts/worker_budget.txt "${worker[@]}"
 root=$(pwd)
 for f in dist/*.wasm; do

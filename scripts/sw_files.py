@@ -11,7 +11,11 @@ line with:
   catalog_sources.py's): the same name is the same bytes, so the service worker may take
   them from an older build's cache or from the HTTP cache. Every one must be named in
   index.html: the service worker checks that the page it caches names them all;
-- PLAIN: the other files (web manifest, icons), which it revalidates.
+- PLAIN: the other files (web manifest, icons), which it revalidates;
+- LATER: those the first load does not fetch, which the service worker caches when the page
+  asks, after its first result: the hashed files index.html names only in a `<meta>` (the
+  views module, the import worker, the catalog's sources) and the plain files it does not
+  name at all (the install icons, which only the manifest names).
 It also drops the template's whole-line comments (sw.js is part of the first load).
 Idempotent: run again on a changed build folder, it rewrites the line. Writes into
 $TRUNK_STAGING_DIR, or into the directory given as the first argument.
@@ -39,8 +43,11 @@ plain = [n for n in files if n != "index.html" and n not in hashed]
 missing = [n for n in hashed if n not in html]
 if missing:
     sys.exit(f"sw_files.py: index.html does not name {', '.join(missing)}")
-line = "const BUILD = {}, HASHED = {}, PLAIN = {};".format(
-    *(json.dumps(v, separators=(",", ":")) for v in (build.hexdigest()[:16], hashed, plain))
+# What the page loads at once is named outside the `<meta>` tags (links, scripts).
+outside_meta = re.sub(r"<meta\b[^>]*>", "", html)
+later = [n for n in hashed if n not in outside_meta] + [n for n in plain if n not in html]
+line = "const BUILD = {}, HASHED = {}, PLAIN = {}, LATER = {};".format(
+    *(json.dumps(v, separators=(",", ":")) for v in (build.hexdigest()[:16], hashed, plain, later))
 )
 src = sw.read_text(encoding="utf-8")
 src, n = re.subn(r"^const BUILD = .*$", lambda _: line, src, count=1, flags=re.M)

@@ -1,4 +1,7 @@
-//! Charts drawn with plotters into SVG strings. Drawing functions are generic over the
+//! The views module's charts (scaling, latency, crossover), drawn with plotters into SVG
+//! strings; the memory chart of "Size it" is Leptos SVG elements of its own
+//! (`src/components/memory_chart.rs`, same shape and palette), so the first load carries no
+//! chart library. Drawing functions are generic over the
 //! backend; the SVG backend escapes text, so the string can be injected as markup.
 //! Numbers come from the core; this module only places them.
 //!
@@ -13,17 +16,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use vramfit_core::plan::{FormatRow, Plan};
-use vramfit_core::units::{fmt_bytes, Units};
 
-const COLORS: [RGBColor; 6] = [
-    RGBColor(59, 130, 246),  // weights
-    RGBColor(234, 179, 8),   // activation
-    RGBColor(168, 85, 247),  // non-torch
-    RGBColor(34, 197, 94),   // KV pool
-    RGBColor(249, 115, 22),  // CUDA graphs
-    RGBColor(148, 163, 184), // context
-];
 /// Lines of the scaling and latency charts (each ≥ 3:1 against both themes' backgrounds).
 const LINES: [RGBColor; 4] = [
     RGBColor(59, 130, 246),
@@ -47,17 +40,6 @@ type Area<'b> = DrawingArea<SVGBackend<'b>, Shift>;
 
 /// One legend entry: its text, its colour, and whether it marks a line (else an area).
 type Key = (String, RGBColor, bool);
-
-fn scale(units: Units) -> (f64, &'static str) {
-    match units {
-        Units::Binary => ((1u64 << 30) as f64, "GiB"),
-        Units::Decimal => (1e9, "GB"),
-    }
-}
-
-fn segments(r: &FormatRow) -> [u64; 6] {
-    r.estimate.parts().map(|x| x.bytes)
-}
 
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
@@ -141,115 +123,6 @@ fn finish(mut s: String, legend: &str) -> String {
         .replace("#000000", "currentColor")
 }
 
-/// Draws the per-GPU memory of each format as a stacked bar, each named with its layout and
-/// total, against a line at the GPU's memory; the legend goes in `key`.
-pub fn draw_memory_bars<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    key: &DrawingArea<DB, Shift>,
-    p: &Plan,
-    units: Units,
-) -> Result<(), String> {
-    let (div, unit) = scale(units);
-    let total = p.estimate.gpu_total_bytes as f64 / div;
-    let rows = &p.formats;
-    let n = rows.len() as f64;
-    let max_x = rows
-        .iter()
-        .map(|r| segments(r).iter().sum::<u64>() as f64 / div)
-        .fold(total, f64::max)
-        * 1.05;
-    let font = |h| {
-        ("sans-serif", TEXT)
-            .into_font()
-            .color(&INK)
-            .pos(Pos::new(h, VPos::Bottom))
-    };
-    let mut chart = ChartBuilder::on(area)
-        .margin(10)
-        .x_label_area_size(30)
-        .caption(
-            format!("Per-GPU memory at each format's layout ({unit})"),
-            ("sans-serif", 19),
-        )
-        // Row i (from the top) is y ∈ [n−1−i, n−i]: its bar low, its name above it; the
-        // strip above the rows holds the GPU-memory line's label.
-        .build_cartesian_2d(0.0..max_x, 0.0..n + 0.5)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .x_labels(5)
-        .label_style(("sans-serif", TEXT))
-        .draw()
-        .map_err(err)?;
-    for (i, r) in rows.iter().enumerate() {
-        let y = n - 1.0 - i as f64;
-        let mut x = 0.0;
-        for (k, v) in segments(r).iter().enumerate() {
-            let w = *v as f64 / div;
-            if w <= 0.0 {
-                continue;
-            }
-            chart
-                .draw_series([Rectangle::new(
-                    [(x, y + 0.1), (x + w, y + 0.5)],
-                    COLORS[k].filled(),
-                )])
-                .map_err(err)?;
-            x += w;
-        }
-        let name = format!(
-            "{} · TP{}×PP{} · {}",
-            r.format.id(),
-            r.tensor_parallel_size,
-            r.pipeline_parallel_size,
-            fmt_bytes(segments(r).iter().sum(), units)
-        );
-        chart
-            .draw_series([Text::new(name, (0.0, y + 0.58), font(HPos::Left))])
-            .map_err(err)?;
-    }
-    let gpu = format!(
-        "GPU memory {}",
-        fmt_bytes(p.estimate.gpu_total_bytes, units)
-    );
-    let side = if total > max_x / 2.0 {
-        HPos::Right
-    } else {
-        HPos::Left
-    };
-    chart
-        .draw_series([PathElement::new(
-            vec![(total, 0.0), (total, n + 0.1)],
-            RED.stroke_width(2),
-        )])
-        .map_err(err)?;
-    chart
-        .draw_series([Text::new(gpu, (total, n + 0.12), font(side))])
-        .map_err(err)?;
-    let mut keys: Vec<Key> = p
-        .estimate
-        .parts()
-        .iter()
-        .zip(COLORS)
-        .map(|(x, c)| (x.short.to_owned(), c, false))
-        .collect();
-    keys.push(("GPU memory".to_owned(), RED, true));
-    draw_legend(key, &keys, 3)
-}
-
-/// The memory chart as an SVG string (an error message in an SVG on failure); its legend is
-/// the group `memory-legend`.
-pub fn memory_bar_svg(p: &Plan, units: Units) -> String {
-    svg(
-        100 + 44 * p.formats.len() as u32,
-        7,
-        3,
-        "memory-legend",
-        |a, k| draw_memory_bars(a, k, p, units),
-    )
-}
-
 /// Draws total and per-GPU throughput against TP (own link and PCIe) with the ideal line;
 /// the legend goes in `key`.
 pub fn draw_scaling<DB: DrawingBackend>(
@@ -284,8 +157,8 @@ pub fn draw_scaling<DB: DrawingBackend>(
             ("sans-serif", 19),
         )
         // x is log2(TP) on a linear axis, labelled 2^x: the same picture as a log-scale axis,
-        // with the memory chart's coordinate type (plotters' generic drawing code once, not
-        // twice: -3.1 KB gzipped).
+        // with the other charts' coordinate type (f64 × f64: plotters' generic drawing code
+        // once, not twice: -3.1 KB gzipped).
         .build_cartesian_2d(0.8f64.log2()..9.0f64.log2(), 0.0..max_y)
         .map_err(err)?;
     chart
@@ -396,7 +269,7 @@ pub fn latency_svg(curves: &[vramfit_core::plan::LatencyCurve]) -> String {
 }
 
 /// Renders an SVG string to a PNG `width` pixels wide in a canvas and downloads it as `name`.
-/// The height follows the chart's own aspect (the memory chart's grows with its rows), so
+/// The height follows the chart's own aspect (the memory chart's grows with its rows: `src/components/memory_chart.rs`), so
 /// `_height` is not read.
 pub fn download_png(svg: &str, width: u32, _height: u32, name: &str) {
     use wasm_bindgen::closure::Closure;

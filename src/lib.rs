@@ -5,16 +5,18 @@
 
 pub mod charts;
 pub mod components;
+pub mod lazy;
+pub mod memory_layout;
 pub mod state;
+pub mod views;
 pub mod worker_client;
 
 use components::app::App;
 
-/// Entry point: panic hook, mount, service worker.
+/// Entry point: panic hook, mount (the shell registers the service worker).
 pub fn start() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(App);
-    state::register_service_worker();
 }
 
 /// Bytes of WebAssembly linear memory in use (for the browser benchmark).

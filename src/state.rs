@@ -90,6 +90,20 @@ pub struct Custom {
     pub arch: Option<ModelArch>,
 }
 
+impl Custom {
+    /// The model the worker read (`vramfit-protocol`), as the page uses it: its config read.
+    pub fn from_imported(mut model: Imported) -> Result<Custom, String> {
+        if let Some(r) = &mut model.report {
+            r.refresh_ratios();
+        }
+        let arch = match &model.config {
+            Some(t) => Some(ModelArch::from_config_str(t).map_err(|e| e.to_string())?),
+            None => None,
+        };
+        Ok(Custom { model, arch })
+    }
+}
+
 /// Shared state, provided as context.
 #[derive(Clone, Copy)]
 pub struct AppState {
@@ -107,6 +121,8 @@ pub struct AppState {
     pub custom: RwSignal<Option<Custom>>,
     /// Text pasted into the OOM explainer (kept across tab switches; never in the URL).
     pub oom_text: RwSignal<String>,
+    /// The service worker has cached every file of this build: all views work offline.
+    pub offline: RwSignal<bool>,
     raw_query: RwSignal<String>,
 }
 
@@ -145,6 +161,40 @@ fn push_url(query: &str, replace: bool) {
     }
     #[cfg(not(target_arch = "wasm32"))]
     let _ = (query, replace);
+    dispatch(URL_EVENT);
+}
+
+/// The event each module of the page dispatches on `window` after it moves the URL
+/// (`history.pushState` fires no `popstate`): the other module reads the new query.
+pub const URL_EVENT: &str = "vramfit-url";
+/// The event the page dispatches after the model the user brought changes; the views
+/// module reads it from `window[CUSTOM_KEY]` (its `Imported` as JSON; absent: none).
+pub const CUSTOM_EVENT: &str = "vramfit-custom";
+/// The `window` property that holds the brought model for the views module.
+pub const CUSTOM_KEY: &str = "vramfitCustom";
+
+/// Dispatches a plain event on `window` (a no-op off the browser).
+pub(crate) fn dispatch(name: &str) {
+    #[cfg(target_arch = "wasm32")]
+    if let (Some(w), Ok(ev)) = (web_sys::window(), web_sys::Event::new(name)) {
+        let _ = w.dispatch_event(&ev);
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = name;
+}
+
+/// Calls `f` on each of `events` at `window`, for the page's lifetime (browser only).
+pub(crate) fn listen(events: &[&str], f: impl Fn() + 'static) {
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (events, f);
+    #[cfg(target_arch = "wasm32")]
+    if let Some(w) = web_sys::window() {
+        let cb = Closure::<dyn Fn()>::new(f);
+        for e in events {
+            let _ = w.add_event_listener_with_callback(e, cb.as_ref().unchecked_ref());
+        }
+        cb.forget(); // lives as long as the page
+    }
 }
 
 /// The query string for inputs, a view and units: the inputs' keys, then `view`, `units`
@@ -168,17 +218,57 @@ pub fn query_for(inputs: &Inputs, view: View, units: Units) -> String {
 }
 
 impl AppState {
-    /// Builds the state from the page's URL, and follows back/forward.
+    /// Builds the page's state from its URL, and follows back/forward and the URL moves of
+    /// the views module ([`URL_EVENT`]). The model the user brings is handed to the views
+    /// module as it changes ([`CUSTOM_EVENT`]).
     pub fn new() -> Self {
         let st = Self::from_query(&location_query());
         #[cfg(target_arch = "wasm32")]
-        if let Some(w) = web_sys::window() {
+        {
             let raw_query = st.raw_query;
-            let on_pop = Closure::<dyn Fn()>::new(move || raw_query.set(location_query()));
-            let _ = w.add_event_listener_with_callback("popstate", on_pop.as_ref().unchecked_ref());
-            on_pop.forget(); // lives as long as the page
+            listen(&["popstate", URL_EVENT], move || {
+                raw_query.set(location_query());
+            });
+            let custom = st.custom;
+            Effect::new(move |_| {
+                let json = custom.with(|c| {
+                    c.as_ref()
+                        .and_then(|c| serde_json::to_string(&c.model).ok())
+                });
+                if let Some(w) = web_sys::window() {
+                    let v = json.map_or(wasm_bindgen::JsValue::UNDEFINED, |j| j.into());
+                    let _ = js_sys::Reflect::set(&w, &CUSTOM_KEY.into(), &v);
+                }
+                dispatch(CUSTOM_EVENT);
+            });
         }
         st
+    }
+
+    /// The views module's state: the page's URL and brought model, followed by
+    /// [`AppState::follow_page`] (`src/views.rs` calls it on the page's events).
+    pub fn follower() -> Self {
+        let st = Self::from_query(&location_query());
+        st.follow_page();
+        st
+    }
+
+    /// Sets the state from the page's URL and brought model again (the views module's
+    /// state follows the page's this way).
+    pub fn follow_page(&self) {
+        self.raw_query.set(location_query());
+        #[cfg(target_arch = "wasm32")]
+        {
+            let json = web_sys::window()
+                .and_then(|w| js_sys::Reflect::get(&w, &CUSTOM_KEY.into()).ok())
+                .and_then(|v| v.as_string());
+            let custom = json
+                .and_then(|j| serde_json::from_str::<Imported>(&j).ok())
+                .and_then(|m| Custom::from_imported(m).ok());
+            if self.custom.with_untracked(|c| c != &custom) {
+                self.custom.set(custom);
+            }
+        }
     }
 
     /// Builds the state from a query string (without `?`): the URL is the single source of
@@ -228,6 +318,7 @@ impl AppState {
             units,
             custom,
             oom_text: RwSignal::new(String::new()),
+            offline: RwSignal::new(false),
             raw_query,
         }
     }
@@ -292,13 +383,52 @@ impl Default for AppState {
     }
 }
 
-/// Registers the service worker that makes the app work offline.
-pub fn register_service_worker() {
-    if let Some(w) = web_sys::window() {
+/// Registers the service worker that makes the app work offline, and asks it, after the
+/// first result and a quiet moment ([`WARM_AFTER_MS`]), to cache what the first load did not
+/// fetch (public/sw.js); `offline` turns true when it answers that everything is cached.
+pub fn register_service_worker(offline: RwSignal<bool>) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        use wasm_bindgen::JsValue;
+        let Some(w) = web_sys::window() else { return };
         let sw = w.navigator().service_worker();
+        if JsValue::from(sw.clone()).is_undefined() {
+            return; // no service workers here (an insecure origin, or blocked)
+        }
+        let on_message =
+            Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+                if ev.data().as_string().as_deref() == Some("warmed") {
+                    offline.set(true);
+                }
+            });
+        sw.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        on_message.forget(); // lives as long as the page
         let _ = sw.register("./sw.js");
+        let Ok(ready) = sw.ready() else { return };
+        let warm = Closure::<dyn FnMut(JsValue)>::new(move |reg: JsValue| {
+            let reg: web_sys::ServiceWorkerRegistration = reg.unchecked_into();
+            let ask = Closure::once_into_js(move || {
+                if let Some(active) = reg.active() {
+                    let _ = active.post_message(&"warm".into());
+                }
+            });
+            if let Some(w) = web_sys::window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                    ask.unchecked_ref(),
+                    WARM_AFTER_MS,
+                );
+            }
+        });
+        let _ = ready.then(&warm);
+        warm.forget(); // called once, when the worker is ready
     }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = offline;
 }
+
+/// How long after the service worker is ready the page asks it to cache the rest, ms: the
+/// first load's bytes go first on a slow link.
+pub const WARM_AFTER_MS: i32 = 2000;
 
 #[cfg(test)]
 mod tests {

@@ -1,14 +1,9 @@
 //! The page shell: router, header, tabs, notices, the current view.
 
-use crate::components::accuracy_view::AccuracyView;
-use crate::components::budget_view::BudgetView;
-use crate::components::catalog_view::CatalogView;
 use crate::components::explained::Explained;
 use crate::components::inputs_panel::InputsPanel;
-use crate::components::oom_view::OomView;
-use crate::components::quant_view::QuantView;
-use crate::components::scaling_view::ScalingView;
 use crate::components::size_view::SizeView;
+use crate::lazy::Lazy;
 use crate::state::{AppState, View};
 use leptos::prelude::*;
 use vramfit_core::units::Units;
@@ -24,6 +19,8 @@ pub fn App() -> impl IntoView {
 fn Shell() -> impl IntoView {
     let st = AppState::new();
     provide_context(st);
+    crate::state::register_service_worker(st.offline);
+    let is_size = Memo::new(move |_| st.view.get() == View::Size);
     let tabs = View::ALL
         .into_iter()
         .map(|v| {
@@ -65,20 +62,16 @@ fn Shell() -> impl IntoView {
             <Notices/>
             <InputsPanel/>
             <section class="vf-results" aria-live="polite">
-                {move || match st.view.get() {
-                    View::Size => view! { <SizeView/> }.into_any(),
-                    View::Quant => view! { <QuantView/> }.into_any(),
-                    View::Budget => view! { <BudgetView/> }.into_any(),
-                    View::Scaling => view! { <ScalingView/> }.into_any(),
-                    View::Oom => view! { <OomView/> }.into_any(),
-                    View::Catalog => view! { <CatalogView/> }.into_any(),
-                    View::Accuracy => view! { <AccuracyView/> }.into_any(),
-                }}
+                // "Size it" is the page's own; the other views come from the views module
+                // (`src/lazy.rs`), whose place stays while the user moves between them.
+                {move || is_size.get().then(|| view! { <SizeView/> })}
+                {move || (!is_size.get()).then(|| view! { <Lazy part="view"/> })}
             </section>
         </main>
         <footer class="vf-footer">
             "Formulas follow vLLM v0.19's memory accounting; every catalog value has a source. "
             <a href="https://github.com/vllm-project/vllm" rel="noopener">"vLLM"</a>
+            {move || st.offline.get().then(|| view! { <span data-testid="offline-ready">" · Every view now works offline."</span> })}
         </footer>
     }
 }

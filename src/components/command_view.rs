@@ -5,6 +5,7 @@
 //! Everything shown is text: the command and the messages quoting it are untrusted.
 
 use crate::components::explained::Explained;
+use crate::lazy::Lazy;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
 use vramfit_core::command::{check, CommandCheck, Severity};
@@ -71,18 +72,13 @@ fn checked(c: CommandCheck) -> impl IntoView {
     }
 }
 
-/// The "Check my command" box of the Size view.
+/// The "Check my command" box of the Size view: the text box here, its checks from the views
+/// module (`src/views.rs`, [`CommandChecks`]) once there is a command.
 #[component]
 pub fn CommandView() -> impl IntoView {
     let st = expect_context::<AppState>();
     let text = Memo::new(move |_| st.decoded.with(|(i, _)| i.command.clone()));
-    // Checked on the page's GPU and workload; `None` while the box is empty.
-    let result = Memo::new(move |_| {
-        st.decoded.with(|(i, _)| {
-            (!i.command.trim().is_empty())
-                .then(|| check(&CATALOG, i, &i.command).map_err(|e| e.to_string()))
-        })
-    });
+    let any = Memo::new(move |_| !text.with(|t| t.trim().is_empty()));
     view! {
         <h2>"Check my command"</h2>
         <label class="vf-field">
@@ -101,7 +97,23 @@ pub fn CommandView() -> impl IntoView {
                 }
             ></textarea>
         </label>
-        {move || result.get().map(|r| match r {
+        {move || any.get().then(|| view! { <Lazy part="command"/> })}
+    }
+}
+
+/// The checks of the pasted command (in the views module).
+#[component]
+pub fn CommandChecks() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    // Checked on the page's GPU and workload; `None` while the box is empty.
+    let result = Memo::new(move |_| {
+        st.decoded.with(|(i, _)| {
+            (!i.command.trim().is_empty())
+                .then(|| check(&CATALOG, i, &i.command).map_err(|e| e.to_string()))
+        })
+    });
+    move || {
+        result.get().map(|r| match r {
             Ok(c) => checked(c).into_any(),
             Err(e) => view! {
                 <div data-testid="command-checks" data-state="error">
@@ -109,6 +121,6 @@ pub fn CommandView() -> impl IntoView {
                 </div>
             }
             .into_any(),
-        })}
+        })
     }
 }

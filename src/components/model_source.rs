@@ -5,23 +5,10 @@ use crate::components::explained::Explained;
 use crate::state::{AppState, Custom};
 use crate::worker_client::{Latest, Reply, OTHER_ANSWER};
 use leptos::prelude::*;
-use vramfit_core::model::ModelArch;
 use vramfit_core::units::{fmt_bytes, fmt_count};
-use vramfit_protocol::{Imported, Request};
+use vramfit_protocol::Request;
 use wasm_bindgen::JsCast;
 use web_sys::File;
-
-/// The model the worker read (`vramfit-protocol`), as the page uses it.
-fn custom(mut model: Imported) -> Result<Custom, String> {
-    if let Some(r) = &mut model.report {
-        r.refresh_ratios();
-    }
-    let arch = match &model.config {
-        Some(t) => Some(ModelArch::from_config_str(t).map_err(|e| e.to_string())?),
-        None => None,
-    };
-    Ok(Custom { model, arch })
-}
 
 /// The files of a drop or a picker.
 fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
@@ -70,7 +57,7 @@ pub fn ModelSource() -> impl IntoView {
         set_error.set(None);
         latest.request(&req, files.as_ref(), move |reply| match reply {
             Reply::Progress(p) => set_progress.set(p),
-            Reply::Imported(model) => finish(custom(model), verb.clone()),
+            Reply::Imported(model) => finish(Custom::from_imported(model), verb.clone()),
             Reply::Failed(e) => finish(Err(e), verb.clone()),
             Reply::Explained(_) => finish(Err(OTHER_ANSWER.to_string()), verb.clone()),
         });

@@ -2,11 +2,12 @@
 
 use crate::charts;
 use crate::components::explained::Explained;
+use crate::components::memory_chart::{self, MemoryChart};
 use crate::state::AppState;
 use leptos::prelude::*;
 use vramfit_core::commands;
 use vramfit_core::export::{plan_csv, plan_markdown};
-use vramfit_core::plan::Plan;
+use vramfit_core::plan::{FormatRow, Plan};
 use vramfit_core::share::enc;
 use vramfit_core::sizing::Fit;
 use vramfit_core::units::{fmt_bytes, fmt_bytes_band, fmt_count, fmt_ms, fmt_num, fmt_usd, Units};
@@ -16,6 +17,20 @@ fn fit_class(f: Fit) -> &'static str {
         Fit::Fits => "vf-verdict vf-ok",
         Fit::FitsWithQueueing => "vf-verdict vf-warn",
         Fit::KvTooSmall | Fit::WeightsTooLarge | Fit::Refused => "vf-verdict vf-bad",
+    }
+}
+
+const DASH: &str = "–";
+
+/// The formats table's GPUs cell: the count and layout, or what happens instead.
+fn format_gpus(r: &FormatRow, _: Units) -> String {
+    if r.gpus_per_replica > 0 {
+        format!(
+            "{} (TP{}×PP{})",
+            r.total_gpus, r.tensor_parallel_size, r.pipeline_parallel_size
+        )
+    } else {
+        r.outcome.clone()
     }
 }
 
@@ -69,15 +84,27 @@ pub fn SizeView() -> impl IntoView {
     };
     let (copied, set_copied) = signal(false);
 
-    let rows = move || {
-        ok.with(|p| p.as_ref().map(|p| {
+    // Rows keyed by part (the breakdown) and by format (the formats table): a recompute
+    // rewrites the cells' text, it does not build the rows again (issue 19).
+    let parts = Memo::new(move |_| {
+        ok.with(|p| {
+            p.as_ref()
+                .map(|p| p.estimate.parts().map(|x| (x.id, x.label, x.help)).to_vec())
+                .unwrap_or_default()
+        })
+    });
+    let part_bytes = move |id: &'static str| {
+        move || {
             let u = units.get();
-            let e = &p.estimate;
-            e.parts()
-                .into_iter()
-                .map(|x| view! { <tr title=x.help><th scope="row">{x.label}</th><td>{fmt_bytes(x.bytes, u)}</td></tr> })
-                .collect_view()
-        }))
+            ok.with(|p| {
+                p.as_ref()
+                    .and_then(|p| p.estimate.parts().into_iter().find(|x| x.id == id))
+                    .map(|x| fmt_bytes(x.bytes, u))
+            })
+        }
+    };
+    let part_row = move |(id, label, help): (&'static str, &'static str, &'static str)| {
+        view! { <tr title=help><th scope="row">{label}</th><td>{part_bytes(id)}</td></tr> }
     };
     // What the deployment features add or move (`plan --json`'s feature fields).
     let features = move || {
@@ -107,42 +134,36 @@ pub fn SizeView() -> impl IntoView {
             })
         })
     };
-    let formats = move || {
-        ok.get().map(|p| {
-            let u = units.get();
-            p.formats
-                .iter()
-                .map(|r| {
-                    let fits = r.gpus_per_replica > 0;
-                    let gpus = if fits {
-                        format!(
-                            "{} (TP{}×PP{})",
-                            r.total_gpus, r.tensor_parallel_size, r.pipeline_parallel_size
-                        )
-                    } else {
-                        r.outcome.clone()
-                    };
-                    let dash = || "–".to_string();
-                    view! {
-                        <tr data-testid=format!("format-{}", r.format.id())>
-                            <th scope="row">{r.format.id()}</th>
-                            <td>{fmt_bytes(r.model_weights_bytes, u)}</td>
-                            <td data-testid="format-outcome">{gpus}</td>
-                            <td>{if fits { fmt_count(r.estimate.max_model_len_fit) } else { dash() }}</td>
-                            <td>{if fits { fmt_num(r.estimate.max_concurrency_workload, 1) } else { dash() }}</td>
-                            <td>{r.decode_tokens_per_s.map_or_else(dash, |d| fmt_num(d, 1))}</td>
-                            <td class="vf-caveat">{r.caveat}</td>
-                        </tr>
-                    }
-                })
-                .collect_view()
+    let format_ids = Memo::new(move |_| {
+        ok.with(|p| {
+            p.as_ref()
+                .map(|p| p.formats.iter().map(|r| r.format.id()).collect::<Vec<_>>())
+                .unwrap_or_default()
         })
-    };
-    // Drawn once per change (the export link reuses it).
-    let chart = Memo::new(move |_| {
-        let u = units.get();
-        ok.with(|p| p.as_ref().map(|p| charts::memory_bar_svg(p, u)))
     });
+    let cell = move |id: &'static str, f: fn(&FormatRow, Units) -> String| {
+        move || {
+            let u = units.get();
+            ok.with(|p| {
+                p.as_ref()
+                    .and_then(|p| p.formats.iter().find(|r| r.format.id() == id))
+                    .map(|r| f(r, u))
+            })
+        }
+    };
+    let format_row = move |id: &'static str| {
+        view! {
+            <tr data-testid=format!("format-{id}")>
+                <th scope="row">{id}</th>
+                <td>{cell(id, |r, u| fmt_bytes(r.model_weights_bytes, u))}</td>
+                <td data-testid="format-outcome">{cell(id, format_gpus)}</td>
+                <td>{cell(id, |r, _| if r.gpus_per_replica > 0 { fmt_count(r.estimate.max_model_len_fit) } else { DASH.into() })}</td>
+                <td>{cell(id, |r, _| if r.gpus_per_replica > 0 { fmt_num(r.estimate.max_concurrency_workload, 1) } else { DASH.into() })}</td>
+                <td>{cell(id, |r, _| r.decode_tokens_per_s.map_or_else(|| DASH.into(), |d| fmt_num(d, 1)))}</td>
+                <td class="vf-caveat">{cell(id, |r, _| r.caveat.into())}</td>
+            </tr>
+        }
+    };
     let cmds = move || {
         ok.get().map(|p| {
             let notes = commands::notes(&p)
@@ -233,10 +254,10 @@ pub fn SizeView() -> impl IntoView {
                         None => "no cost: the server does not start".to_string(),
                     })/>
             </div>
-            <div class="vf-chart" data-testid="memory-chart" inner_html=chart></div>
+            <MemoryChart/>
             <table class="vf-table" data-testid="breakdown">
                 <caption>"Per-GPU memory, vLLM accounting"</caption>
-                <tbody>{rows}</tbody>
+                <tbody><For each=move || parts.get() key=|x| x.0 children=part_row/></tbody>
             </table>
             {features}
             {move || ok.with(|p| p.as_ref().filter(|p| !p.provenance.is_empty()).map(|p| {
@@ -246,7 +267,7 @@ pub fn SizeView() -> impl IntoView {
             <h2>"Weight formats side by side"</h2>
             <table class="vf-table" data-testid="formats">
                 <thead><tr><th>"Format"</th><th>"Weights (whole model)"</th><th>"GPUs"</th><th>"Longest context"</th><th>"Concurrent requests"</th><th>"Decode tok/s/user"</th><th>"Quality"</th></tr></thead>
-                <tbody>{formats}</tbody>
+                <tbody><For each=move || format_ids.get() key=|id| *id children=format_row/></tbody>
             </table>
             <h2>"Engine commands"</h2>
             <div class="vf-cmds" data-testid="commands">{cmds}</div>
@@ -261,9 +282,9 @@ pub fn SizeView() -> impl IntoView {
                 <a class="vf-button vf-secondary" data-testid="export-csv" download="vramfit-plan.csv" href="#"
                     on:click=move |ev| set_href(&ev, ok.with(|p| p.as_ref().map(|p| format!("data:text/csv;charset=utf-8,{}", enc(&plan_csv(p))))))>"CSV"</a>
                 <a class="vf-button vf-secondary" data-testid="export-svg" download="vramfit-memory.svg" href="#"
-                    on:click=move |ev| set_href(&ev, chart.with(|c| c.as_ref().map(|s| format!("data:image/svg+xml;charset=utf-8,{}", enc(s)))))>"Chart SVG"</a>
+                    on:click=move |ev| set_href(&ev, memory_chart::markup().map(|s| format!("data:image/svg+xml;charset=utf-8,{}", enc(&s))))>"Chart SVG"</a>
                 <button type="button" class="vf-button vf-secondary" data-testid="export-png"
-                    on:click=move |_| if let Some(s) = chart.get() { charts::download_png(&s, 720, 220, "vramfit-memory.png") }>"Chart PNG"</button>
+                    on:click=move |_| if let Some(s) = memory_chart::markup() { charts::download_png(&s, 720, 220, "vramfit-memory.png") }>"Chart PNG"</button>
             </div>
         </div>
     }

@@ -7,19 +7,23 @@
 //  - median of 20 recomputes after a model change (the model select);
 //  - a cold first visit with the service worker on, from a server that gzips as a static host
 //    does: every byte the browser fetched until the service worker has installed and the
-//    network is quiet (its pre-cache included), and the same with the service worker blocked;
+//    network is quiet (its install included), then with what it caches a moment after the
+//    first result (until `offline-ready`), and the same with the service worker blocked;
 //  - median of 5 cold loads under Chromium DevTools' "Fast 3G" preset through CDP
 //    (`Network.emulateNetworkConditions`: 1.6 Mb/s × 0.9 down, 750 kb/s × 0.9 up, 150 ms ×
 //    3.75 latency; devtools-frontend `SDK/NetworkManager.ts` `Fast3GConditions`), service
 //    worker blocked, gzip on: navigation start → first result in the DOM.
 // Usage: node tests/e2e/bench.mjs   (after `trunk build --release`; prints Markdown)
+//        BENCH_DIST=/path/to/dist node tests/e2e/bench.mjs   (another build, e.g. main's, to
+//        compare in one session)
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { launch, startServer, newPage } from './helpers.mjs';
+import { launch, startServer, newPage, DIST } from './helpers.mjs';
 
 const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const browser = await launch();
-const server = await startServer();
+const dist = process.env.BENCH_DIST || DIST;
+const server = await startServer({}, dist);
 const loads = [];
 for (let i = 0; i < 10; i++) {
   const page = await newPage(browser); // fresh context: cold cache, no service worker
@@ -105,7 +109,7 @@ for (let i = 0; i < 20; i++) {
   }, id));
 }
 // What a first visit sends, gzip as a host serves it, with and without the service worker.
-const gz = await startServer({ gzip: true });
+const gz = await startServer({ gzip: true }, dist);
 const visit = async (serviceWorkers) => {
   const before = gz.stats.requests.length;
   const p = await newPage(browser, { serviceWorkers });
@@ -114,12 +118,23 @@ const visit = async (serviceWorkers) => {
   if (serviceWorkers === 'allow') {
     await p.evaluate(async () => { await navigator.serviceWorker.ready; });
   }
-  // Quiet for 1.5 s: the pre-cache (and anything else) has finished.
-  let n = -1;
-  while (n !== gz.stats.requests.length) { n = gz.stats.requests.length; await new Promise((r) => setTimeout(r, 1500)); }
-  const got = gz.stats.requests.slice(before);
+  // Quiet for 1.5 s: the first load (and the service worker's install) has finished.
+  const quiet = async () => {
+    let n = -1;
+    while (n !== gz.stats.requests.length) { n = gz.stats.requests.length; await new Promise((r) => setTimeout(r, 1500)); }
+    return gz.stats.requests.slice(before);
+  };
+  const sum = (rs) => rs.reduce((a, r) => a + (r.gzip ?? r.bytes ?? 0), 0);
+  const got = await quiet();
+  // Then what the service worker caches a moment after the first result (every other view,
+  // the import worker, the sources), once the footer says every view works offline.
+  let all = got;
+  if (serviceWorkers === 'allow') {
+    // A build without the note (before issue 19) caches everything at install.
+    if (await p.getByTestId('offline-ready').waitFor({ timeout: 15000 }).then(() => true, () => false)) all = await quiet();
+  }
   await p.context().close();
-  return { bytes: got.reduce((a, r) => a + (r.gzip ?? r.bytes ?? 0), 0), requests: got.length };
+  return { bytes: sum(got), requests: got.length, allBytes: sum(all), allRequests: all.length };
 };
 const withSw = await visit('allow');
 const noSw = await visit('block');
@@ -149,6 +164,7 @@ console.log(`| WebAssembly memory after load | ${(heap / 2 ** 20).toFixed(1)} Mi
 console.log(`| OOM explainer, first answer: starts the import worker (5) | ${median(cold).toFixed(0)} ms | ${Math.min(...cold).toFixed(0)} ms | ${Math.max(...cold).toFixed(0)} ms |`);
 console.log(`| OOM explainer, next answer from the running worker (5) | ${median(warm).toFixed(1)} ms | ${Math.min(...warm).toFixed(1)} ms | ${Math.max(...warm).toFixed(1)} ms |`);
 console.log(`| model change → new numbers in the DOM (20) | ${median(models).toFixed(1)} ms | ${Math.min(...models).toFixed(1)} ms | ${Math.max(...models).toFixed(1)} ms |`);
-console.log(`| cold first visit, service worker on: bytes fetched (gzip, its install included) | ${(withSw.bytes / 1000).toFixed(0)} KB (${withSw.requests} requests) | | |`);
+console.log(`| cold first visit, service worker on: bytes fetched until quiet (gzip, its install included) | ${(withSw.bytes / 1000).toFixed(0)} KB (${withSw.requests} requests) | | |`);
+console.log(`| the same, with what the service worker caches after the first result (every view offline) | ${(withSw.allBytes / 1000).toFixed(0)} KB (${withSw.allRequests} requests) | | |`);
 console.log(`| cold first visit, service worker blocked: bytes fetched (gzip) | ${(noSw.bytes / 1000).toFixed(0)} KB (${noSw.requests} requests) | | |`);
 console.log(`| Fast 3G, cold, no service worker → first result in the DOM (5) | ${median(slow).toFixed(0)} ms | ${Math.min(...slow).toFixed(0)} ms | ${Math.max(...slow).toFixed(0)} ms |`);

@@ -21,6 +21,9 @@ test('after one visit the app reloads and computes with the network gone', async
   await page.reload();
   await ready(page);
   await page.waitForFunction(() => !!navigator.serviceWorker.controller);
+  // What the first load did not need (the views module, the import worker, the catalog's
+  // sources) is cached a moment after the first result; the footer says when.
+  await page.getByTestId('offline-ready').waitFor();
   await server.close();
   await page.reload();
   await ready(page);
@@ -28,10 +31,10 @@ test('after one visit the app reloads and computes with the network gone', async
   const e = cli(['plan', 'llama-3.1-8b', '--gpu', 'h100-sxm', '--max-model-len', '4096']);
   await page.waitForFunction((v) => document.querySelector('[data-testid="max-concurrency"]')?.textContent.trim() === v, e.per_gpu.max_concurrency.toFixed(2));
   assert.equal(await text(page, 'weights-per-gpu'), gib(e.per_gpu.weights_bytes));
-  // The catalog's sources (fetched on demand, pre-cached by the service worker) load offline.
+  // The catalog's sources (fetched on demand, cached by the service worker) load offline.
   await page.getByTestId('tab-catalog').click();
   await page.locator('[data-testid="catalog-models"][data-sources="ready"]').waitFor();
-  // So does the import worker (pre-cached, though this page never used it): the OOM
+  // So does the import worker (cached, though this page never used it): the OOM
   // explainer answers offline.
   await page.getByTestId('tab-oom').click();
   await page.getByTestId('oom-input').fill('RuntimeError: CUDA error: out of memory');

@@ -44,6 +44,8 @@ async function coldVisit(cache, serviceWorkers) {
     await page.evaluate(async () => { await navigator.serviceWorker.ready; });
     await page.waitForFunction(() => !!navigator.serviceWorker.controller);
     assert.equal((await page.evaluate(() => caches.keys())).length, 1);
+    // It then caches what the first load did not fetch, when the page asks.
+    await page.getByTestId('offline-ready').waitFor();
   }
   await useEverything(page);
   await settle(server);
@@ -66,6 +68,30 @@ for (const cache of ['http', 'none']) {
     assert.ok(sent.some((u) => u.includes('_bg.wasm')) && sent.some((u) => /catalog-sources-/.test(u)), sent.join(' '));
   });
 }
+
+test('the first load fetches what "Size it" needs and nothing else; the rest when used', async () => {
+  const server = await startServer({ cache: 'http' });
+  const page = await newPage(browser, { serviceWorkers: 'block' });
+  await page.goto(server.url + '/');
+  await ready(page);
+  await settle(server);
+  const first = server.stats.requests.map((r) => r.url);
+  const later = /vramfit-views-|vramfit-worker-|catalog-sources-|icon-\d+\.png/;
+  assert.deepEqual(first.filter((u) => later.test(u)), [], first.join(' '));
+  assert.ok(first.some((u) => /vramfit-web-[0-9a-f]+_bg\.wasm/.test(u)), first.join(' '));
+  // Another view brings the views module, once; going back and forth fetches nothing more.
+  await page.getByTestId('tab-budget').click();
+  await page.locator('[data-lazy="view"][data-mounted]').waitFor();
+  await page.getByTestId('tab-size').click();
+  await page.getByTestId('tab-quant').click();
+  await page.locator('[data-lazy="view"][data-mounted]').waitFor();
+  await settle(server, 400);
+  const views = server.stats.requests.map((r) => r.url).filter((u) => /vramfit-views-/.test(u));
+  assert.equal(views.length, 2, views.join(' ')); // its js and its wasm
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+  await server.close();
+});
 
 /** Replaces `name` in `dir` by a file of new content under a new content-hashed name, and
  * renames it (and updates its integrity hash, if any) in index.html. */
@@ -118,6 +144,7 @@ test('a new build replaces the old one: new assets and sources after one reload,
   await ready(page);
   await page.evaluate(async () => { await navigator.serviceWorker.ready; });
   await page.waitForFunction(() => !!navigator.serviceWorker.controller);
+  await page.getByTestId('offline-ready').waitFor();
   assert.deepEqual(await cacheKeys(), [`vramfit-${build(a)}`]);
   assert.equal(await buildVar(), '');
   assert.doesNotMatch(await sourceOf(), /Build B source/);
