@@ -7,7 +7,7 @@ last of scripts/post_build.py (a Trunk post-build hook), replaces sw.js's `const
 line with:
 - BUILD: a hash over every file's name and content (index.html included), so a new build
   means a new sw.js (which the browser takes as an update) and a new cache;
-- HASHED: the files named by their content (Trunk's hashes, worker_files.py's,
+- HASHED: the files named by their content (Trunk's hashes, module_files.py's,
   catalog_sources.py's): the same name is the same bytes, so the service worker may take
   them from an older build's cache or from the HTTP cache. Every one must be named in
   index.html: the service worker checks that the page it caches names them all;

@@ -4,7 +4,7 @@
 //! the command checker's results are a second WebAssembly module that the page loads the
 //! first time one of them is shown: [`Lazy`] leaves an empty `<div data-lazy=…>` for it to
 //! fill and asks for the module. Its hashed file name comes from the
-//! `<meta name="vramfit-views">` that `scripts/views_files.py` writes into index.html at build
+//! `<meta name="vramfit-views">` that `scripts/module_files.py` writes into index.html at build
 //! time. The two modules share no memory: the URL is the scenario (each reads it, and each
 //! announces its own moves with [`crate::state::URL_EVENT`]), and the brought model travels as
 //! JSON ([`crate::state::CUSTOM_EVENT`]).

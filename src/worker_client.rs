@@ -3,7 +3,7 @@
 //!
 //! The worker is a second WebAssembly module, started on the first request, so the first
 //! load carries none of its code. Its hashed file name comes from the
-//! `<meta name="vramfit-worker">` that `scripts/worker_files.py` writes into index.html at
+//! `<meta name="vramfit-worker">` that `scripts/module_files.py` writes into index.html at
 //! build time (which also lets the service worker pre-cache it for offline use).
 //! Every request hears its progress lines and then exactly one answer; if the worker cannot
 //! start or stops, every open request is answered with that error and the next request

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Names the on-demand wasm modules' files by their content and tells the page where they are.
+
+Trunk builds two modules without content hashes, because the page chooses at run time when
+to load them: the import worker (`crates/vramfit-worker`, src/worker_client.rs) and the views
+module (the `vramfit-views` bin of the web crate, src/lazy.rs), both `data-type="worker"` in
+index.html (wasm-bindgen's `no-modules` output). An unhashed file would let the service
+worker's cache-first rule serve an old module to a new page, so this post-build step
+(scripts/post_build.py), for each module:
+- renames `<stem>.js` and `<stem>_bg.wasm` to `<stem>-<hash>…`, the hash taken over both
+  and the module's start code;
+- writes the start code: the worker's loader `<stem>-<hash>_loader.js` (a classic worker
+  script that holds the page's first messages until the wasm has started); for the views
+  module, a call appended to its js that runs its `main` (src/views.rs);
+- adds `<meta name="<stem>" content="<the script the page loads>" data-js=… data-wasm=…>` to
+  index.html: the page reads the script's name from it, and the service worker caches the
+  files it names after the first result (public/sw.js, scripts/sw_files.py).
+Writes into $TRUNK_STAGING_DIR, or into the directory given as the first argument.
+"""
+import hashlib
+import os
+import pathlib
+import sys
+
+# A failed start is rethrown so the console (the page's `onerror`, for the worker) hears it.
+START = 'wasm_bindgen({{module_or_path:"./{base}_bg.wasm"}})'
+RETHROW = ".catch((e)=>setTimeout(()=>{{throw e;}}));\n"
+# stem -> (what it is, for errors; start code; whether the start code is its own loader file)
+MODULES = {
+    # Messages that arrive while the wasm compiles are held, then handed to the handler
+    # that `main` installs.
+    "vramfit-worker": (
+        "a worker",
+        "const held=[];self.onmessage=(e)=>held.push(e);"
+        'importScripts("./{base}.js");' + START
+        + ".then(()=>{{for(const e of held.splice(0))self.onmessage(e);}})" + RETHROW,
+        True,
+    ),
+    "vramfit-views": ("a views module", "\n" + START + RETHROW, False),
+}
+
+
+def name_by_content(out, stem, what, start, loader):
+    js, wasm = out / f"{stem}.js", out / f"{stem}_bg.wasm"
+    for f in (js, wasm):
+        if not f.is_file():
+            sys.exit(f"module_files.py: {f} is missing; is the {stem} link in index.html?")
+    body = js.read_bytes()
+    digest = hashlib.sha256(body + wasm.read_bytes() + start.encode()).hexdigest()[:16]
+    base = f"{stem}-{digest}"
+    code = start.format(base=base).encode()
+    if loader:
+        (out / f"{base}_loader.js").write_bytes(code)
+        (out / f"{base}.js").write_bytes(body)
+        script = f"{base}_loader.js"
+    else:
+        (out / f"{base}.js").write_bytes(body + code)
+        script = f"{base}.js"
+    js.unlink()
+    wasm.rename(out / f"{base}_bg.wasm")
+    index = out / "index.html"
+    html = index.read_text(encoding="utf-8")
+    if f'name="{stem}"' in html:
+        sys.exit(f"module_files.py: index.html already names {what}")
+    if "</head>" not in html:
+        sys.exit("module_files.py: index.html has no </head>")
+    meta = (
+        f'<meta name="{stem}" content="{script}" '
+        f'data-js="{base}.js" data-wasm="{base}_bg.wasm">'
+    )
+    index.write_text(html.replace("</head>", meta + "</head>", 1), encoding="utf-8")
+
+
+out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"])
+for stem, (what, start, loader) in MODULES.items():
+    name_by_content(out, stem, what, start, loader)
