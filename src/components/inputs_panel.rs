@@ -27,7 +27,13 @@ pub fn InputsPanel() -> impl IntoView {
 
     let model_options = move || {
         let f = filter.get().to_ascii_lowercase();
-        let current = model_id.get();
+        // The choice matters only to a filtered list (it stays listed), so an unfiltered
+        // list is not built again when the model changes.
+        let current = if f.is_empty() {
+            String::new()
+        } else {
+            model_id.get()
+        };
         CATALOG
             .families()
             .into_iter()
@@ -56,7 +62,11 @@ pub fn InputsPanel() -> impl IntoView {
     let gpu_options = move || {
         let q = gpu_filter.get().to_ascii_lowercase();
         let cap = max_price.get();
-        let current = gpu_id.get();
+        let current = if q.is_empty() && cap.is_none() {
+            String::new()
+        } else {
+            gpu_id.get()
+        };
         let mut vendors: Vec<&str> = CATALOG.gpus.iter().map(|g| g.vendor.as_str()).collect();
         vendors.dedup();
         vendors

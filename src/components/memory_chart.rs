@@ -63,36 +63,30 @@ pub fn MemoryChart() -> impl IntoView {
                 .unwrap_or_default()
         })
     });
-    let ticks = Memo::new(move |_| {
-        geo.with(|g| {
-            g.as_ref()
-                .map(|g| g.ticks.iter().map(|t| t.1.clone()).collect::<Vec<_>>())
-                .unwrap_or_default()
-        })
-    });
-    let tick = move |label: String| {
+    // Ticks and legend entries keyed by position: a new scale moves and relabels them.
+    let tick_count = Memo::new(move |_| geo.with(|g| g.as_ref().map_or(0, |g| g.ticks.len())));
+    let tick = move |i: usize| {
+        move || geo.with(|g| g.as_ref().and_then(|g| g.ticks.get(i)).map_or(0.0, |t| t.0))
+    };
+    let tick_label = move |i: usize| {
         move || {
             geo.with(|g| {
                 g.as_ref()
-                    .and_then(|g| g.ticks.iter().find(|t| t.1 == label))
-                    .map_or(0.0, |t| t.0)
+                    .and_then(|g| g.ticks.get(i))
+                    .map(|t| t.1.clone())
+                    .unwrap_or_default()
             })
         }
     };
-    let legend = move || {
-        let top = chart_h.get();
-        keys.get()
-            .into_iter()
-            .enumerate()
-            .map(|(i, label)| {
-                let (x, y) = crate::memory_layout::key_at(i, top);
-                let (color, h) = COLORS.get(i).map_or((RED, 2.0), |c| (*c, 6.0));
-                view! {
-                    <rect x=x y={y - h} width="14" height={2.0 * h} fill=color/>
-                    <text x={x + 20.0} y=y font-size=FONT dominant-baseline="central" fill="currentColor">{label}</text>
-                }
-            })
-            .collect_view()
+    let key_count = Memo::new(move |_| keys.with(Vec::len));
+    let key = move |i: usize| {
+        let at = move || crate::memory_layout::key_at(i, chart_h.get());
+        let (color, h) = COLORS.get(i).map_or((RED, 2.0), |c| (*c, 6.0));
+        let label = move || keys.with(|k| k.get(i).copied().unwrap_or_default());
+        view! {
+            <rect x=move || at().0 y=move || at().1 - h width="14" height={2.0 * h} fill=color/>
+            <text x=move || at().0 + 20.0 y=move || at().1 font-size=FONT dominant-baseline="central" fill="currentColor">{label}</text>
+        }
     };
     let bar = move |id: &'static str| {
         let bars = (0..6)
@@ -115,20 +109,22 @@ pub fn MemoryChart() -> impl IntoView {
             <text x=LEFT y={row_value(geo, id, |r| r.name_y)} font-size=FONT fill="currentColor">{name}</text>
         }
     };
-    let grid = move |label: String| {
+    let grid = move |i: usize| {
         view! {
-            <line x1={tick(label.clone())} y1=TOP x2={tick(label.clone())} y2=bottom stroke="currentColor" stroke-opacity="0.15"/>
-            <text x={tick(label.clone())} y={move || bottom.get() + 4.0 + FONT} font-size=FONT text-anchor="middle" fill="currentColor">{label.clone()}</text>
+            <line x1=tick(i) y1=TOP x2=tick(i) y2=bottom stroke="currentColor" stroke-opacity="0.15"/>
+            <text x=tick(i) y={move || bottom.get() + 4.0 + FONT} font-size=FONT text-anchor="middle" fill="currentColor">{tick_label(i)}</text>
         }
     };
+    // Built once while a plan computes: a recompute only moves what is inside.
+    let drawn = Memo::new(move |_| geo.with(Option::is_some));
     let svg = move || {
-        geo.with(Option::is_some).then(|| {
+        drawn.get().then(|| {
             view! {
                 <svg xmlns="http://www.w3.org/2000/svg" width=WIDTH height=height
                     viewBox={move || format!("0 0 {WIDTH} {}", height())}
                     font-family="sans-serif" role="img" aria-label="Per-GPU memory of each format">
                     <text x={WIDTH / 2.0} y={10.0 + CAPTION} font-size=CAPTION text-anchor="middle" fill="currentColor">{caption}</text>
-                    <For each={move || ticks.get()} key={|t| t.clone()} children=grid/>
+                    <For each={move || 0..tick_count.get()} key={|i| *i} children=grid/>
                     <line x1=LEFT y1=bottom x2=RIGHT y2=bottom stroke="currentColor"/>
                     <For each={move || rows.get()} key={|id| *id} children=bar/>
                     <polyline points={move || format!("{0},{1} {0},{2}", gpu_x.get(), bottom.get(), gpu_top.get())}
@@ -137,7 +133,7 @@ pub fn MemoryChart() -> impl IntoView {
                         font-size=FONT fill="currentColor" text-anchor={move || if left.get() { "end" } else { "start" }}>
                         {gpu_label}
                     </text>
-                    <g data-testid="memory-legend">{legend}</g>
+                    <g data-testid="memory-legend"><For each={move || 0..key_count.get()} key={|i| *i} children=key/></g>
                 </svg>
             }
         })

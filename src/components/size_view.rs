@@ -70,6 +70,30 @@ fn Figure(
     }
 }
 
+/// A list of messages (each its [`Explained`] item) that is built again only when the
+/// messages change, inside a wrapper that is built only when the list turns empty or not:
+/// a recompute that leaves them as they were touches no element (issue 19).
+fn messages(
+    items: Memo<Vec<String>>,
+    wrap: impl Fn(AnyView) -> AnyView + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let any = Memo::new(move |_| items.with(|v| !v.is_empty()));
+    move || {
+        any.get().then(|| {
+            wrap(
+                (move || {
+                    items
+                        .get()
+                        .into_iter()
+                        .map(|t| view! { <li><Explained text=t/></li> })
+                        .collect_view()
+                })
+                .into_any(),
+            )
+        })
+    }
+}
+
 /// The "Size it" view.
 #[component]
 pub fn SizeView() -> impl IntoView {
@@ -164,32 +188,83 @@ pub fn SizeView() -> impl IntoView {
             </tr>
         }
     };
+    // Commands keyed by engine: a recompute rewrites the text of those that changed.
+    let has_plan = Memo::new(move |_| ok.with(Option::is_some));
+    let notes =
+        Memo::new(move |_| ok.with(|p| p.as_ref().map(commands::notes).unwrap_or_default()));
+    let command_list =
+        Memo::new(move |_| ok.with(|p| p.as_ref().map(commands::all).unwrap_or_default()));
+    let command_count = Memo::new(move |_| command_list.with(Vec::len));
+    let command = move |i: usize| {
+        let part = move |f: fn(&commands::Command) -> String| {
+            move || command_list.with(|c| c.get(i).map(f).unwrap_or_default())
+        };
+        view! { <div class="vf-cmd" data-testid=part(|c| format!("command-{}", c.id))><div class="vf-cmd-name">{part(|c| c.label.into())}</div><pre><code>{part(|c| c.text.clone())}</code></pre></div> }
+    };
     let cmds = move || {
-        ok.get().map(|p| {
-            let notes = commands::notes(&p)
-                .into_iter()
-                .map(|n| view! { <li><Explained text=n/></li> })
-                .collect_view();
-            let list = commands::all(&p)
-                .into_iter()
-                .map(|c| view! { <div class="vf-cmd" data-testid=format!("command-{}", c.id)><div class="vf-cmd-name">{c.label}</div><pre><code>{c.text}</code></pre></div> })
-                .collect_view();
-            view! { <ul class="vf-notes" data-testid="command-notes">{notes}</ul>{list} }
+        has_plan.get().then(|| {
+            view! {
+                {messages(notes, |items| view! { <ul class="vf-notes" data-testid="command-notes">{items}</ul> }.into_any())}
+                <For each=move || 0..command_count.get() key=|i| *i children=command/>
+            }
         })
     };
-    let fixes = move || {
+    // Each checked fix and its outcome, one after the other (one memo type for every list).
+    let fixes = Memo::new(move |_| {
         ok.with(|p| {
-            p.as_ref().filter(|p| !p.fixes.is_empty()).map(|p| {
-                let items = p
-                    .fixes
-                    .iter()
-                    .map(|f| view! { <li data-testid="fix"><Explained text=f.to_string()/><span class="vf-fix-outcome">{format!(" — {}", f.outcome())}</span></li> })
-                    .collect_view();
-                view! { <div class="vf-fixes"><p>"Checked fixes (each planned again and starts):"</p><ul data-testid="fixes">{items}</ul></div> }
-            })
+            p.as_ref()
+                .map(|p| {
+                    p.fixes
+                        .iter()
+                        .flat_map(|f| [f.to_string(), f.outcome()])
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    });
+    let any_fix = Memo::new(move |_| fixes.with(|f| !f.is_empty()));
+    let fixes = move || {
+        any_fix.get().then(|| {
+            let items = move || {
+                fixes.with(|f| {
+                    f.chunks(2)
+                        .map(|f| view! { <li data-testid="fix"><Explained text=f[0].clone()/><span class="vf-fix-outcome">{format!(" — {}", f[1])}</span></li> })
+                        .collect_view()
+                })
+            };
+            view! { <div class="vf-fixes"><p>"Checked fixes (each planned again and starts):"</p><ul data-testid="fixes">{items}</ul></div> }
         })
     };
+    let warnings =
+        Memo::new(move |_| ok.with(|p| p.as_ref().map(|p| p.warnings.clone()).unwrap_or_default()));
+    let provenance = Memo::new(move |_| {
+        ok.with(|p| {
+            p.as_ref()
+                .map(|p| {
+                    p.provenance
+                        .iter()
+                        .map(|e| format!("{}: {} ({})", e.quantity, e.source, e.detail))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    });
+    let any_provenance = Memo::new(move |_| provenance.with(|v| !v.is_empty()));
+    let verdict_class = Memo::new(move |_| {
+        ok.with(|p| {
+            p.as_ref()
+                .map_or("", |p| fit_class(p.estimate.fit))
+                .to_string()
+        })
+    });
+    let verdict_text =
+        Memo::new(move |_| ok.with(|p| p.as_ref().map(|p| p.verdict.clone()).unwrap_or_default()));
+    let error = Memo::new(move |_| {
+        st.plan
+            .with(|p| p.as_ref().err().cloned().unwrap_or_default())
+    });
     let copy_link = move |_| {
+        crate::state::flush_url();
         if let Some(w) = web_sys::window() {
             if let Ok(href) = w.location().href() {
                 let _ = w.navigator().clipboard().write_text(&href);
@@ -200,15 +275,12 @@ pub fn SizeView() -> impl IntoView {
 
     view! {
         <div class="vf-size">
-            {move || st.plan.get().err().map(|e| view! { <p class="vf-verdict vf-bad" role="alert">{e}</p> })}
-            {move || ok.get().map(|p| view! {
-                <p class=fit_class(p.estimate.fit) data-testid="verdict"><Explained text=p.verdict.clone()/></p>
+            {move || error.with(|e| !e.is_empty()).then(|| view! { <p class="vf-verdict vf-bad" role="alert">{error}</p> })}
+            {move || has_plan.get().then(|| view! {
+                <p class=move || verdict_class.get() data-testid="verdict">{move || view! { <Explained text=verdict_text.get()/> }}</p>
             })}
             {fixes}
-            {move || ok.with(|p| p.as_ref().filter(|p| !p.warnings.is_empty()).map(|p| {
-                let items = p.warnings.iter().map(|w| view! { <li><Explained text=w.clone()/></li> }).collect_view();
-                view! { <ul class="vf-notes" data-testid="plan-warnings">{items}</ul> }
-            }))}
+            {messages(warnings, |items| view! { <ul class="vf-notes" data-testid="plan-warnings">{items}</ul> }.into_any())}
             <div class="vf-figures">
                 <Figure label="Weights per GPU" testid="weights-per-gpu" help="Weights on one GPU at this layout"
                     value=txt(|p, u| fmt_bytes(p.estimate.weights_bytes, u))
@@ -260,10 +332,10 @@ pub fn SizeView() -> impl IntoView {
                 <tbody><For each=move || parts.get() key=|x| x.0 children=part_row/></tbody>
             </table>
             {features}
-            {move || ok.with(|p| p.as_ref().filter(|p| !p.provenance.is_empty()).map(|p| {
-                let items = p.provenance.iter().map(|e| view! { <li>{format!("{}: {} ({})", e.quantity, e.source, e.detail)}</li> }).collect_view();
+            {move || any_provenance.get().then(|| {
+                let items = move || provenance.get().into_iter().map(|t| view! { <li>{t}</li> }).collect_view();
                 view! { <details class="vf-notes" data-testid="provenance"><summary>"Where each number comes from (config, headers, assumption)"</summary><ul>{items}</ul></details> }
-            }))}
+            })}
             <h2>"Weight formats side by side"</h2>
             <table class="vf-table" data-testid="formats">
                 <thead><tr><th>"Format"</th><th>"Weights (whole model)"</th><th>"GPUs"</th><th>"Longest context"</th><th>"Concurrent requests"</th><th>"Decode tok/s/user"</th><th>"Quality"</th></tr></thead>

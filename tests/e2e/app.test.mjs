@@ -116,6 +116,74 @@ test('the share link restores the scenario exactly, and back/forward work', asyn
   assert.deepEqual([...page.errors, ...other.errors], []);
 });
 
+test('the address is written after the paint, coalesced, and every choice is still a history entry', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/');
+  await ready(page);
+  const r = await page.evaluate(async () => {
+    const q = (id) => document.querySelector(`[data-testid="${id}"]`);
+    const set = (id, v, ev) => { const el = q(id); el.value = v; el.dispatchEvent(new Event(ev, { bubbles: true })); };
+    const painted = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 20)));
+    const start = history.length;
+    // Typing: the numbers first, the address after the paint, one write for both keystrokes.
+    set('context-length', '16384', 'input');
+    set('context-length', '20480', 'input');
+    const during = location.search;
+    await painted();
+    const typed = [location.search, history.length - start];
+    // Two choices in one task: two history entries; typing after them rides on the second.
+    set('kv-dtype', 'fp8', 'change');
+    set('model', 'qwen3-8b', 'change');
+    set('context-length', '24576', 'input');
+    await painted();
+    return { during, typed, chosen: [location.search, history.length - start] };
+  });
+  assert.equal(r.during, '');
+  assert.deepEqual(r.typed, ['?len=20480', 0]);
+  assert.deepEqual(r.chosen, ['?model=qwen3-8b&kv=fp8&len=24576', 2]);
+  assert.equal(await page.getByTestId('context-length').inputValue(), '24576');
+  await page.goBack();
+  await page.waitForFunction(() => location.search === '?kv=fp8&len=20480');
+  await page.waitForFunction(() => document.querySelector('[data-testid="model"]').value === 'llama-3.1-8b');
+  assert.deepEqual(page.errors, []);
+});
+
+test('a recompute rewrites only what changed: no element is built again', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/?model=qwen2.5-7b&gpu=h100-sxm');
+  await ready(page);
+  // Every DOM mutation an input causes, by kind, with its element's test id or tag.
+  const mutations = (id, value, ev) => page.evaluate(async ([id, value, ev]) => {
+    const seen = [];
+    const obs = new MutationObserver((ms) => seen.push(...ms.map((m) => {
+      const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+      return `${m.type}${m.attributeName ? `[${m.attributeName}]` : ''} ${el.closest('[data-testid]')?.dataset.testid} ${el.tagName.toLowerCase()}`;
+    })));
+    obs.observe(document.body, { childList: true, characterData: true, subtree: true, attributes: true });
+    const el = document.querySelector(`[data-testid="${id}"]`);
+    el.value = value;
+    el.dispatchEvent(new Event(ev, { bubbles: true }));
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)));
+    obs.disconnect();
+    return seen;
+  }, [id, value, ev]);
+  // A longer context: new text in the figures and commands that show it, nothing else.
+  const len = await mutations('context-length', '9216', 'input');
+  assert.ok(len.length > 0 && len.length <= 12, len.join('\n'));
+  assert.deepEqual(len.filter((m) => !m.startsWith('characterData')), []);
+  assert.ok(len.some((m) => m.includes('max-concurrency')), len.join('\n'));
+  // Another model: the options of the model list stay, the chart's marks move (no mark is
+  // added or removed when the formats are the same), nothing's attributes are set again
+  // unless they changed.
+  const model = await mutations('model', 'llama-3.1-8b', 'change');
+  assert.deepEqual(model.filter((m) => / (model|gpu) (option|optgroup)$/.test(m)), []);
+  assert.deepEqual(model.filter((m) => m.startsWith('childList') && m.includes('memory-chart')), []);
+  assert.deepEqual(model.filter((m) => /\[(class|data-testid|xmlns|role)\]/.test(m)), []);
+  assert.ok(model.some((m) => m.startsWith('attributes[width]') && m.includes('memory-chart')), model.join('\n'));
+  assert.ok(model.length < 100, `${model.length} mutations`);
+  assert.deepEqual(page.errors, []);
+});
+
 test('hostile URL values are shown as text and run nothing', async () => {
   const page = await newPage(browser);
   const evil = encodeURIComponent('<img src=x onerror="window.__pwned=1">');

@@ -413,6 +413,22 @@ pub struct Model {
     /// Notes.
     #[serde(default)]
     pub notes: Option<String>,
+    /// [`Model::arch`], read from `config` the first time it is asked for.
+    #[serde(skip)]
+    pub arch_memo: ArchMemo,
+}
+
+/// What [`Model::arch`] read from the model's config, kept after the first call: a page's
+/// recompute and a sweep over the catalog read each config once, not once per plan (reading
+/// one clones the config: a tenth of the web page's recompute, issue 19). Always equal to
+/// another (it is a function of `config`, which the comparison covers).
+#[derive(Debug, Clone, Default)]
+pub struct ArchMemo(std::sync::OnceLock<Result<ModelArch, ConfigError>>);
+
+impl PartialEq for ArchMemo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Model {
@@ -421,9 +437,14 @@ impl Model {
     /// # Errors
     /// When the embedded config is unusable (a catalog bug; tests check every entry).
     pub fn arch(&self) -> Result<ModelArch, ConfigError> {
-        let mut a = ModelArch::from_config(&self.config)?;
-        a.extra_params = self.parameters_non_text.as_ref().map_or(0, |n| n.count);
-        Ok(a)
+        self.arch_memo
+            .0
+            .get_or_init(|| {
+                let mut a = ModelArch::from_config(&self.config)?;
+                a.extra_params = self.parameters_non_text.as_ref().map_or(0, |n| n.count);
+                Ok(a)
+            })
+            .clone()
     }
 
     /// The first GGUF repo that publishes quantization `quant` (`Q4_K_M`, `Q8_0`, `BF16`;

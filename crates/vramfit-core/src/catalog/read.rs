@@ -382,6 +382,7 @@ pub(super) fn model(v: &mut Value) -> Result<Model, String> {
         context_native: o.u64("context_native"),
         source: o.opt_str("source").unwrap_or_default(),
         notes: o.opt_str("notes"),
+        arch_memo: super::ArchMemo::default(),
     };
     o.done(m)
 }
