@@ -188,10 +188,35 @@ pub fn SizeView() -> impl IntoView {
             </tr>
         }
     };
-    // Commands keyed by engine: a recompute rewrites the text of those that changed.
+    // What the plan says, each through a memo built again only when it changes. One closure
+    // type per value type (a `fn` picks the part), so Leptos's memo code is there once.
+    let list = move |f: fn(&Plan) -> Vec<String>| {
+        Memo::new(move |_| ok.with(|p| p.as_ref().map(f).unwrap_or_default()))
+    };
+    let line = move |f: fn(&Plan) -> String| {
+        Memo::new(move |_| ok.with(|p| p.as_ref().map(f).unwrap_or_default()))
+    };
+    let some = move |m: Memo<Vec<String>>| Memo::new(move |_| m.with(|v| !v.is_empty()));
     let has_plan = Memo::new(move |_| ok.with(Option::is_some));
-    let notes =
-        Memo::new(move |_| ok.with(|p| p.as_ref().map(commands::notes).unwrap_or_default()));
+    let notes = list(commands::notes);
+    // Each checked fix and its outcome, one after the other.
+    let fixes = list(|p| {
+        p.fixes
+            .iter()
+            .flat_map(|f| [f.to_string(), f.outcome()])
+            .collect()
+    });
+    let warnings = list(|p| p.warnings.clone());
+    let provenance = list(|p| {
+        p.provenance
+            .iter()
+            .map(|e| format!("{}: {} ({})", e.quantity, e.source, e.detail))
+            .collect()
+    });
+    let (any_fix, any_provenance) = (some(fixes), some(provenance));
+    let verdict_class = line(|p| fit_class(p.estimate.fit).to_string());
+    let verdict_text = line(|p| p.verdict.clone());
+    // Commands keyed by position: a recompute rewrites the text of those that changed.
     let command_list =
         Memo::new(move |_| ok.with(|p| p.as_ref().map(commands::all).unwrap_or_default()));
     let command_count = Memo::new(move |_| command_list.with(Vec::len));
@@ -209,20 +234,6 @@ pub fn SizeView() -> impl IntoView {
             }
         })
     };
-    // Each checked fix and its outcome, one after the other (one memo type for every list).
-    let fixes = Memo::new(move |_| {
-        ok.with(|p| {
-            p.as_ref()
-                .map(|p| {
-                    p.fixes
-                        .iter()
-                        .flat_map(|f| [f.to_string(), f.outcome()])
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default()
-        })
-    });
-    let any_fix = Memo::new(move |_| fixes.with(|f| !f.is_empty()));
     let fixes = move || {
         any_fix.get().then(|| {
             let items = move || {
@@ -235,30 +246,6 @@ pub fn SizeView() -> impl IntoView {
             view! { <div class="vf-fixes"><p>"Checked fixes (each planned again and starts):"</p><ul data-testid="fixes">{items}</ul></div> }
         })
     };
-    let warnings =
-        Memo::new(move |_| ok.with(|p| p.as_ref().map(|p| p.warnings.clone()).unwrap_or_default()));
-    let provenance = Memo::new(move |_| {
-        ok.with(|p| {
-            p.as_ref()
-                .map(|p| {
-                    p.provenance
-                        .iter()
-                        .map(|e| format!("{}: {} ({})", e.quantity, e.source, e.detail))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default()
-        })
-    });
-    let any_provenance = Memo::new(move |_| provenance.with(|v| !v.is_empty()));
-    let verdict_class = Memo::new(move |_| {
-        ok.with(|p| {
-            p.as_ref()
-                .map_or("", |p| fit_class(p.estimate.fit))
-                .to_string()
-        })
-    });
-    let verdict_text =
-        Memo::new(move |_| ok.with(|p| p.as_ref().map(|p| p.verdict.clone()).unwrap_or_default()));
     let error = Memo::new(move |_| {
         st.plan
             .with(|p| p.as_ref().err().cloned().unwrap_or_default())
