@@ -70,27 +70,25 @@ fn Figure(
     }
 }
 
-/// A list of messages (each its [`Explained`] item) that is built again only when the
-/// messages change, inside a wrapper that is built only when the list turns empty or not:
-/// a recompute that leaves them as they were touches no element (issue 19).
-fn messages(
+/// Shown while `items` is not empty: `build` makes the element once, when the list turns
+/// non-empty, and the items inside it follow the memo, so a recompute that leaves the list as
+/// it was touches no element (issue 19).
+fn when_any<V: IntoView + 'static>(
     items: Memo<Vec<String>>,
-    wrap: impl Fn(AnyView) -> AnyView + Copy + Send + Sync + 'static,
+    build: impl Fn(Memo<Vec<String>>) -> V + Send + Sync + 'static,
 ) -> impl IntoView {
     let any = Memo::new(move |_| items.with(|v| !v.is_empty()));
+    move || any.get().then(|| build(items))
+}
+
+/// The items of a list of messages, each its [`Explained`] item.
+fn explained_items(items: Memo<Vec<String>>) -> impl IntoView {
     move || {
-        any.get().then(|| {
-            wrap(
-                (move || {
-                    items
-                        .get()
-                        .into_iter()
-                        .map(|t| view! { <li><Explained text=t/></li> })
-                        .collect_view()
-                })
-                .into_any(),
-            )
-        })
+        items
+            .get()
+            .into_iter()
+            .map(|t| view! { <li><Explained text=t/></li> })
+            .collect_view()
     }
 }
 
@@ -196,7 +194,6 @@ pub fn SizeView() -> impl IntoView {
     let line = move |f: fn(&Plan) -> String| {
         Memo::new(move |_| ok.with(|p| p.as_ref().map(f).unwrap_or_default()))
     };
-    let some = move |m: Memo<Vec<String>>| Memo::new(move |_| m.with(|v| !v.is_empty()));
     let has_plan = Memo::new(move |_| ok.with(Option::is_some));
     let notes = list(commands::notes);
     // Each checked fix and its outcome, one after the other.
@@ -213,7 +210,6 @@ pub fn SizeView() -> impl IntoView {
             .map(|e| format!("{}: {} ({})", e.quantity, e.source, e.detail))
             .collect()
     });
-    let (any_fix, any_provenance) = (some(fixes), some(provenance));
     let verdict_class = line(|p| fit_class(p.estimate.fit).to_string());
     let verdict_text = line(|p| p.verdict.clone());
     // Commands keyed by position: a recompute rewrites the text of those that changed.
@@ -229,23 +225,21 @@ pub fn SizeView() -> impl IntoView {
     let cmds = move || {
         has_plan.get().then(|| {
             view! {
-                {messages(notes, |items| view! { <ul class="vf-notes" data-testid="command-notes">{items}</ul> }.into_any())}
+                {when_any(notes, |n| view! { <ul class="vf-notes" data-testid="command-notes">{explained_items(n)}</ul> })}
                 <For each=move || 0..command_count.get() key=|i| *i children=command/>
             }
         })
     };
-    let fixes = move || {
-        any_fix.get().then(|| {
-            let items = move || {
-                fixes.with(|f| {
-                    f.chunks(2)
-                        .map(|f| view! { <li data-testid="fix"><Explained text=f[0].clone()/><span class="vf-fix-outcome">{format!(" — {}", f[1])}</span></li> })
-                        .collect_view()
-                })
-            };
-            view! { <div class="vf-fixes"><p>"Checked fixes (each planned again and starts):"</p><ul data-testid="fixes">{items}</ul></div> }
-        })
-    };
+    let fixes = when_any(fixes, |fixes| {
+        let items = move || {
+            fixes.with(|f| {
+                f.chunks(2)
+                    .map(|f| view! { <li data-testid="fix"><Explained text=f[0].clone()/><span class="vf-fix-outcome">{format!(" — {}", f[1])}</span></li> })
+                    .collect_view()
+            })
+        };
+        view! { <div class="vf-fixes"><p>"Checked fixes (each planned again and starts):"</p><ul data-testid="fixes">{items}</ul></div> }
+    });
     let error = Memo::new(move |_| {
         st.plan
             .with(|p| p.as_ref().err().cloned().unwrap_or_default())
@@ -267,7 +261,7 @@ pub fn SizeView() -> impl IntoView {
                 <p class=move || verdict_class.get() data-testid="verdict">{move || view! { <Explained text=verdict_text.get()/> }}</p>
             })}
             {fixes}
-            {messages(warnings, |items| view! { <ul class="vf-notes" data-testid="plan-warnings">{items}</ul> }.into_any())}
+            {when_any(warnings, |w| view! { <ul class="vf-notes" data-testid="plan-warnings">{explained_items(w)}</ul> })}
             <div class="vf-figures">
                 <Figure label="Weights per GPU" testid="weights-per-gpu" help="Weights on one GPU at this layout"
                     value=txt(|p, u| fmt_bytes(p.estimate.weights_bytes, u))
@@ -319,8 +313,8 @@ pub fn SizeView() -> impl IntoView {
                 <tbody><For each=move || parts.get() key=|x| x.0 children=part_row/></tbody>
             </table>
             {features}
-            {move || any_provenance.get().then(|| {
-                let items = move || provenance.get().into_iter().map(|t| view! { <li>{t}</li> }).collect_view();
+            {when_any(provenance, |prov| {
+                let items = move || prov.get().into_iter().map(|t| view! { <li>{t}</li> }).collect_view();
                 view! { <details class="vf-notes" data-testid="provenance"><summary>"Where each number comes from (config, headers, assumption)"</summary><ul>{items}</ul></details> }
             })}
             <h2>"Weight formats side by side"</h2>
