@@ -70,6 +70,17 @@ fn Figure(
     }
 }
 
+/// The plan when it computes, read in place from the state's memo (no copy of the plan per
+/// recompute).
+#[derive(Clone, Copy)]
+struct PlanOk(Memo<Result<Plan, String>>);
+
+impl PlanOk {
+    fn with<R>(self, f: impl FnOnce(Option<&Plan>) -> R) -> R {
+        self.0.with(|p| f(p.as_ref().ok()))
+    }
+}
+
 /// Shown while `items` is not empty: `build` makes the element once, when the list turns
 /// non-empty, and the items inside it follow the memo, so a recompute that leaves the list as
 /// it was touches no element (issue 19).
@@ -97,11 +108,11 @@ fn explained_items(items: Memo<Vec<String>>) -> impl IntoView {
 pub fn SizeView() -> impl IntoView {
     let st = expect_context::<AppState>();
     let units = st.units;
-    let ok = Memo::new(move |_| st.plan.get().ok());
+    let ok = PlanOk(st.plan);
     let txt = move |f: fn(&Plan, Units) -> String| {
         Signal::derive(move || {
             let u = units.get();
-            ok.with(|p| p.as_ref().map(|p| f(p, u)).unwrap_or_else(|| "–".into()))
+            ok.with(|p| p.map(|p| f(p, u)).unwrap_or_else(|| "–".into()))
         })
     };
     let (copied, set_copied) = signal(false);
@@ -110,8 +121,7 @@ pub fn SizeView() -> impl IntoView {
     // rewrites the cells' text, it does not build the rows again (issue 19).
     let parts = Memo::new(move |_| {
         ok.with(|p| {
-            p.as_ref()
-                .map(|p| p.estimate.parts().map(|x| (x.id, x.label, x.help)).to_vec())
+            p.map(|p| p.estimate.parts().map(|x| (x.id, x.label, x.help)).to_vec())
                 .unwrap_or_default()
         })
     });
@@ -119,8 +129,7 @@ pub fn SizeView() -> impl IntoView {
         move || {
             let u = units.get();
             ok.with(|p| {
-                p.as_ref()
-                    .and_then(|p| p.estimate.parts().into_iter().find(|x| x.id == id))
+                p.and_then(|p| p.estimate.parts().into_iter().find(|x| x.id == id))
                     .map(|x| fmt_bytes(x.bytes, u))
             })
         }
@@ -131,7 +140,7 @@ pub fn SizeView() -> impl IntoView {
     // What the deployment features add or move (`plan --json`'s feature fields).
     let features = move || {
         ok.with(|p| {
-            let p = p.as_ref()?;
+            let p = p?;
             let e = &p.estimate;
             let u = units.get();
             let rows = e.features.rows(e.kv_bytes_per_token);
@@ -158,8 +167,7 @@ pub fn SizeView() -> impl IntoView {
     };
     let format_ids = Memo::new(move |_| {
         ok.with(|p| {
-            p.as_ref()
-                .map(|p| p.formats.iter().map(|r| r.format.id()).collect::<Vec<_>>())
+            p.map(|p| p.formats.iter().map(|r| r.format.id()).collect::<Vec<_>>())
                 .unwrap_or_default()
         })
     });
@@ -167,8 +175,7 @@ pub fn SizeView() -> impl IntoView {
         move || {
             let u = units.get();
             ok.with(|p| {
-                p.as_ref()
-                    .and_then(|p| p.formats.iter().find(|r| r.format.id() == id))
+                p.and_then(|p| p.formats.iter().find(|r| r.format.id() == id))
                     .map(|r| f(r, u))
             })
         }
@@ -189,12 +196,11 @@ pub fn SizeView() -> impl IntoView {
     // What the plan says, each through a memo built again only when it changes. One closure
     // type per value type (a `fn` picks the part), so Leptos's memo code is there once.
     let list = move |f: fn(&Plan) -> Vec<String>| {
-        Memo::new(move |_| ok.with(|p| p.as_ref().map(f).unwrap_or_default()))
+        Memo::new(move |_| ok.with(|p| p.map(f).unwrap_or_default()))
     };
-    let line = move |f: fn(&Plan) -> String| {
-        Memo::new(move |_| ok.with(|p| p.as_ref().map(f).unwrap_or_default()))
-    };
-    let has_plan = Memo::new(move |_| ok.with(Option::is_some));
+    let line =
+        move |f: fn(&Plan) -> String| Memo::new(move |_| ok.with(|p| p.map(f).unwrap_or_default()));
+    let has_plan = Memo::new(move |_| ok.with(|p| p.is_some()));
     let notes = list(commands::notes);
     // Each checked fix and its outcome, one after the other.
     let fixes = list(|p| {
@@ -213,8 +219,7 @@ pub fn SizeView() -> impl IntoView {
     let verdict_class = line(|p| fit_class(p.estimate.fit).to_string());
     let verdict_text = line(|p| p.verdict.clone());
     // Commands keyed by position: a recompute rewrites the text of those that changed.
-    let command_list =
-        Memo::new(move |_| ok.with(|p| p.as_ref().map(commands::all).unwrap_or_default()));
+    let command_list = Memo::new(move |_| ok.with(|p| p.map(commands::all).unwrap_or_default()));
     let command_count = Memo::new(move |_| command_list.with(Vec::len));
     let command = move |i: usize| {
         let part = move |f: fn(&commands::Command) -> String| {
@@ -331,9 +336,9 @@ pub fn SizeView() -> impl IntoView {
                 </button>
                 // Export links get their data URL when clicked, not on every recompute.
                 <a class="vf-button vf-secondary" data-testid="export-md" download="vramfit-plan.md" href="#"
-                    on:click=move |ev| set_href(&ev, ok.with(|p| p.as_ref().map(|p| format!("data:text/markdown;charset=utf-8,{}", enc(&plan_markdown(p, units.get_untracked()))))))>"Markdown"</a>
+                    on:click=move |ev| set_href(&ev, ok.with(|p| p.map(|p| format!("data:text/markdown;charset=utf-8,{}", enc(&plan_markdown(p, units.get_untracked()))))))>"Markdown"</a>
                 <a class="vf-button vf-secondary" data-testid="export-csv" download="vramfit-plan.csv" href="#"
-                    on:click=move |ev| set_href(&ev, ok.with(|p| p.as_ref().map(|p| format!("data:text/csv;charset=utf-8,{}", enc(&plan_csv(p))))))>"CSV"</a>
+                    on:click=move |ev| set_href(&ev, ok.with(|p| p.map(|p| format!("data:text/csv;charset=utf-8,{}", enc(&plan_csv(p))))))>"CSV"</a>
                 <a class="vf-button vf-secondary" data-testid="export-svg" download="vramfit-memory.svg" href="#"
                     on:click=move |ev| set_href(&ev, memory_chart::markup().map(|s| format!("data:image/svg+xml;charset=utf-8,{}", enc(&s))))>"Chart SVG"</a>
                 <button type="button" class="vf-button vf-secondary" data-testid="export-png"
