@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Transfer budgets, gzip -9, with a per-file table:
 # - first load: index.html, the service worker and every file index.html names outside its
-#   `<meta>` tags (the app's js, wasm, css, manifest and icon: what the browser fetches at once);
+#   `<meta>` tags (the app's js, wasm, catalog file, css, manifest and icon: what the browser
+#   fetches at once);
 # - the views module (src/views.rs: every view but "Size it", the command checker's results),
 #   fetched when one of them is first shown;
 # - the import worker (crates/vramfit-worker: safetensors import, OOM diagnosis), fetched on first

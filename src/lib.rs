@@ -13,9 +13,22 @@ pub mod worker_client;
 
 use components::app::App;
 
-/// Entry point: panic hook, mount (the shell registers the service worker).
+/// Entry point: panic hook, the catalog (a file beside the wasm, which index.html preloads
+/// while the wasm downloads), then the mount (the shell registers the service worker). A
+/// catalog that does not come is said on the page, not a blank one.
 pub fn start() {
     console_error_panic_hook::set_once();
+    #[cfg(target_arch = "wasm32")]
+    wasm_bindgen_futures::spawn_local(async {
+        match state::load_catalog(false).await {
+            Ok(()) => leptos::mount::mount_to_body(App),
+            Err(why) => leptos::mount::mount_to_body(move || {
+                use leptos::prelude::*;
+                view! { <components::app::CatalogMissing why/> }
+            }),
+        }
+    });
+    #[cfg(not(target_arch = "wasm32"))]
     leptos::mount::mount_to_body(App);
 }
 

@@ -2,7 +2,7 @@
 //! `Memo` over it that calls the core. Effects only sync with the outside world.
 
 use leptos::prelude::*;
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 use vramfit_core::catalog::Catalog;
 use vramfit_core::inputs::Field;
 use vramfit_core::model::ModelArch;
@@ -13,8 +13,63 @@ use vramfit_protocol::Imported;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen::{closure::Closure, JsCast};
 
-/// The bundled catalog, parsed once.
-pub static CATALOG: LazyLock<Catalog> = LazyLock::new(Catalog::bundled);
+/// The catalog: read once from the file beside the wasm ([`load_catalog`]), before anything
+/// is mounted. Each module (the page, the views module) reads its own copy.
+pub static CATALOG: Loaded = Loaded(OnceLock::new());
+
+/// The catalog once loaded ([`CATALOG`]); before that, an empty one (nothing reads it then:
+/// the page mounts after the load). The native tests read the embedded catalog.
+pub struct Loaded(OnceLock<Catalog>);
+
+impl std::ops::Deref for Loaded {
+    type Target = Catalog;
+    fn deref(&self) -> &Catalog {
+        #[cfg(test)]
+        return self.0.get_or_init(Catalog::bundled);
+        #[cfg(not(test))]
+        {
+            static EMPTY: std::sync::LazyLock<Catalog> = std::sync::LazyLock::new(Catalog::default);
+            self.0.get().unwrap_or(&EMPTY)
+        }
+    }
+}
+
+/// GETs a file of the app's own (through the service worker when offline). `force_cache`:
+/// any cached copy will do (for files named by their content).
+pub async fn fetch_text(url: &str, force_cache: bool) -> Result<String, String> {
+    use wasm_bindgen_futures::JsFuture;
+    let failed = |e: wasm_bindgen::JsValue| format!("could not fetch {url}: {e:?}");
+    let window = web_sys::window().ok_or("no window")?;
+    let init = web_sys::RequestInit::new();
+    if force_cache {
+        init.set_cache(web_sys::RequestCache::ForceCache);
+    }
+    let res: web_sys::Response = wasm_bindgen::JsCast::unchecked_into(
+        JsFuture::from(window.fetch_with_str_and_init(url, &init))
+            .await
+            .map_err(failed)?,
+    );
+    if !res.ok() {
+        return Err(format!("{url}: the server answered {}", res.status()));
+    }
+    let text = JsFuture::from(res.text().map_err(failed)?)
+        .await
+        .map_err(failed)?;
+    text.as_string().ok_or_else(|| format!("{url} is not text"))
+}
+
+/// Fetches and reads the catalog ([`vramfit_core::catalog::WEB_FILE`], which index.html
+/// preloads beside the wasm), once per module.
+///
+/// # Errors
+/// Why it could not be fetched or read, for the page to show.
+pub async fn load_catalog(force_cache: bool) -> Result<(), String> {
+    if CATALOG.0.get().is_none() {
+        let text = fetch_text(vramfit_core::catalog::WEB_FILE, force_cache).await?;
+        let _ = CATALOG.0.set(Catalog::from_web_file(&text)?);
+    }
+    Ok(())
+}
 
 /// Which calculator is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

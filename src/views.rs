@@ -101,9 +101,35 @@ fn sync_later() {
     }
 }
 
-/// Entry point of the views module: its state, its listeners, the places already on the page.
+/// Entry point of the views module: the catalog (the page's file, from the cache), then its
+/// state, its listeners and the places already on the page.
 pub fn start() {
     console_error_panic_hook::set_once();
+    wasm_bindgen_futures::spawn_local(async {
+        match crate::state::load_catalog(true).await {
+            Ok(()) => begin(),
+            Err(e) => say_everywhere(&format!(
+                "The catalog did not load ({e}). Check the connection and reload the page."
+            )),
+        }
+    });
+}
+
+/// Writes `text` into every place of the page this module fills.
+fn say_everywhere(text: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if let Ok(list) = doc.query_selector_all("[data-lazy]") {
+        for i in 0..list.length() {
+            if let Some(n) = list.item(i) {
+                n.set_text_content(Some(text));
+            }
+        }
+    }
+}
+
+fn begin() {
     let owner = Owner::new();
     let st = owner.with(AppState::follower);
     std::mem::forget(owner); // the module's state lives as long as the page

@@ -468,9 +468,10 @@ fn the_page_leaves_imports_and_oom_diagnosis_to_the_worker() {
     );
 }
 
-/// `cargo tree -e features` for the wasm target, one line per package or feature.
+/// `cargo tree -e features,no-dev` for the wasm target, one line per package or feature: what
+/// the shipped wasm is built with (the native unit tests' dev-dependencies left out).
 fn wasm_features(package: &str) -> String {
-    cargo_tree(package, "features", "wasm32-unknown-unknown")
+    cargo_tree(package, "features,no-dev", "wasm32-unknown-unknown")
 }
 
 /// `cargo tree -p package -e edges --target target --prefix none --offline`, its stdout.
@@ -503,7 +504,8 @@ fn cargo_tree(package: &str, edges: &str, target: &str) -> String {
 fn the_page_builds_the_core_without_import_or_oom() {
     // The page depends on the core with `default-features = false`, so a call from src/ to
     // the header parser, `Report::from_headers`, the index check or the OOM reader does not
-    // compile. Trunk builds the page alone (features unify per build, not per workspace), so
+    // compile, and neither does one to the embedded catalog (`bundled`): the page's wasm
+    // carries no copy of the catalog's data, which it fetches beside the wasm. Trunk builds the page alone (features unify per build, not per workspace), so
     // the worker's and the CLI's features stay out of it: the page's tree, as cargo resolves
     // it for the wasm target, has the core without them.
     let page = wasm_features("vramfit-web");
@@ -511,7 +513,7 @@ fn the_page_builds_the_core_without_import_or_oom() {
         page.lines().any(|l| l.starts_with("vramfit-core v")),
         "cargo tree output looks wrong: {page}"
     );
-    for feature in ["default", "import", "oom"] {
+    for feature in ["default", "import", "oom", "bundled"] {
         let line = format!("vramfit-core feature \"{feature}\"");
         assert!(
             !page.lines().any(|l| l.trim() == line),

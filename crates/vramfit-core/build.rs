@@ -1,10 +1,17 @@
-//! Compacts the catalog JSON for embedding. For wasm32 (the web bundle) it also drops the
-//! long provenance fields the app's first screen never shows (notes, derivations, price
-//! sources, and each entry's `source`, ~30 KB of the gzipped bundle: the Catalog view
-//! fetches them from `catalog-sources.json`, which `scripts/catalog_sources.py` writes next
-//! to the bundle) and the keys of each model's `config` that sizing never reads
-//! (`src/catalog/wasm_slim.rs`, ~3 KB gzipped); the native build (CLI, tests) keeps every
-//! field.
+//! Compacts the catalog JSON for embedding, and writes the web app's copy of it.
+//!
+//! - Embedded (feature `bundled`: the CLI, the tests): every field natively; for wasm32 the
+//!   slim copy below.
+//! - The web file (`OUT_DIR/web/catalog-<hash>.json`, its name in the env var
+//!   `VRAMFIT_WEB_CATALOG`, which `catalog::WEB_FILE` reads): the whole catalog in one JSON
+//!   object, one member per catalog file, slim. The page fetches it beside its wasm instead of
+//!   embedding it (issue 19: data beside the code, fetched in parallel and cached by the
+//!   service worker); `scripts/catalog_file.py` copies it into the build folder. Slim: without
+//!   the long provenance fields the app's first screen never shows (notes, derivations, price
+//!   sources, and each entry's `source`, ~30 KB gzipped: the Catalog view fetches them from
+//!   `catalog-sources.json`, which `scripts/catalog_sources.py` writes next to the bundle)
+//!   and the keys of each model's `config` that sizing never reads
+//!   (`src/catalog/wasm_slim.rs`, ~3 KB gzipped).
 
 // Outside the core library: a build script reads the catalog files and writes the compacted copy.
 #![allow(
@@ -90,6 +97,7 @@ fn main() {
             + &fs::read_to_string("src/model/read.rs").expect("read src/model/read.rs")
             + &fs::read_to_string("src/model/vision.rs").expect("read src/model/vision.rs")),
     );
+    let mut web = serde_json::Map::new();
     for dir in ["gpus", "models", "platforms"] {
         let src = Path::new("src/catalog").join(dir);
         fs::create_dir_all(Path::new(&out).join(dir)).expect("out dir");
@@ -100,13 +108,16 @@ fn main() {
             }
             println!("cargo:rerun-if-changed={}", p.display());
             let text = fs::read_to_string(&p).expect("read catalog file");
-            // A file that is not valid JSON is copied as is: the catalog test reports it.
+            // A file that is not valid JSON is copied as is, and left out of the web file
+            // (which then fails to read, naming the part): the catalog test reports it.
+            let name = format!("{dir}/{}", p.file_name().expect("name").to_string_lossy());
             let compact = match serde_json::from_str::<serde_json::Value>(&text) {
                 Ok(mut v) => {
-                    if wasm {
-                        slim(&mut v, &keys);
-                    }
-                    serde_json::to_string(&v).expect("serialize")
+                    let full = (!wasm).then(|| serde_json::to_string(&v).expect("serialize"));
+                    slim(&mut v, &keys);
+                    let slim = serde_json::to_string(&v).expect("serialize");
+                    web.insert(name, v);
+                    full.unwrap_or(slim)
                 }
                 Err(_) => text,
             };
@@ -120,10 +131,23 @@ fn main() {
     let tco = fs::read_to_string("src/catalog/tco.json").expect("read src/catalog/tco.json");
     // The web bundle keeps the values and dates; the sources are in the file (and the CLI).
     let compact = serde_json::from_str::<serde_json::Value>(&tco).map_or(tco, |mut v| {
-        if wasm {
-            drop_sources(&mut v);
-        }
-        serde_json::to_string(&v).expect("serialize")
+        let full = (!wasm).then(|| serde_json::to_string(&v).expect("serialize"));
+        drop_sources(&mut v);
+        let slim = serde_json::to_string(&v).expect("serialize");
+        web.insert("tco.json".into(), v);
+        full.unwrap_or(slim)
     });
     fs::write(Path::new(&out).join("tco.json"), compact).expect("write");
+    // The web file, named by its content (a new catalog is a new name, so caches never serve
+    // an old one): FNV-1a, 64 bits, as 16 hex digits.
+    let body = serde_json::to_string(&serde_json::Value::Object(web)).expect("serialize");
+    let hash = body.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let name = format!("catalog-{hash:016x}.json");
+    let web_dir = Path::new(&out).join("web");
+    let _ = fs::remove_dir_all(&web_dir); // one file: the current one
+    fs::create_dir_all(&web_dir).expect("web dir");
+    fs::write(web_dir.join(&name), body).expect("write");
+    println!("cargo:rustc-env=VRAMFIT_WEB_CATALOG={name}");
 }

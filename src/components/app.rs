@@ -14,6 +14,20 @@ pub fn App() -> impl IntoView {
     view! { <Shell/> }
 }
 
+/// The page when its catalog could not be fetched or read ([`crate::state::load_catalog`]):
+/// why, as text, and what to do.
+#[component]
+pub fn CatalogMissing(why: String) -> impl IntoView {
+    view! {
+        <header class="vf-header"><h1 class="vf-title">"vramfit"</h1></header>
+        <main>
+            <p class="vf-verdict vf-bad" role="alert" data-testid="catalog-missing">
+                {format!("The catalog of GPUs and models did not load ({why}). Check the connection and reload the page.")}
+            </p>
+        </main>
+    }
+}
+
 /// Everything inside the router.
 #[component]
 fn Shell() -> impl IntoView {

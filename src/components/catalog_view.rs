@@ -17,25 +17,6 @@ thread_local! {
     static FETCHED: RefCell<Option<Arc<Sources>>> = const { RefCell::new(None) };
 }
 
-/// GETs a file of the app's own (through the service worker when offline).
-async fn fetch_text(url: &str) -> Result<String, String> {
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen_futures::JsFuture;
-    let failed = |e: wasm_bindgen::JsValue| format!("could not fetch {url}: {e:?}");
-    let window = web_sys::window().ok_or("no window")?;
-    let res: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
-        .await
-        .map_err(failed)?
-        .unchecked_into();
-    if !res.ok() {
-        return Err(format!("{url}: the server answered {}", res.status()));
-    }
-    let text = JsFuture::from(res.text().map_err(failed)?)
-        .await
-        .map_err(failed)?;
-    text.as_string().ok_or_else(|| format!("{url} is not text"))
-}
-
 /// The source cell of one entry: the text (with a link when it has one), or the state of
 /// the fetch.
 fn source_cell(loaded: &Loaded, source: impl FnOnce(&Sources) -> Option<String>) -> AnyView {
@@ -73,7 +54,7 @@ pub fn CatalogView() -> impl IntoView {
         leptos::task::spawn_local(async move {
             // The sources' file name (content-hashed) is in index.html.
             let got = match crate::worker_client::meta_content("meta[name=vramfit-sources]") {
-                Some(url) => fetch_text(&url).await,
+                Some(url) => crate::state::fetch_text(&url, true).await,
                 None => Err("index.html names no catalog sources".to_string()),
             }
             .and_then(|text| Sources::from_json(text.as_bytes()))

@@ -23,6 +23,57 @@ test('loads, computes in WASM, and shows the default scenario without errors', a
   await shot(page, 'size-default-light');
 });
 
+test('the catalog is a file beside the wasm: preloaded while the wasm downloads, fetched once, shared with the views module', async () => {
+  // The wasm comes 800 ms late: the catalog has arrived long before it, and the page still
+  // answers from it.
+  const slow = await startServer({ delay: { '/vramfit-web-': 800 } });
+  const page = await newPage(browser, { serviceWorkers: 'block' });
+  const warnings = [];
+  page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  const done = {};
+  page.on('requestfinished', (r) => { done[new URL(r.url()).pathname] ??= Date.now(); });
+  await page.goto(`${slow.url}/?model=qwen2.5-7b&gpu=l40s`);
+  await ready(page);
+  const catalog = Object.keys(done).filter((u) => /^\/catalog-[0-9a-f]{16}\.json$/.test(u));
+  const wasm = Object.keys(done).filter((u) => /^\/vramfit-web-[0-9a-f]+_bg\.wasm$/.test(u));
+  assert.equal(catalog.length, 1, `one catalog file: ${Object.keys(done)}`);
+  assert.equal(wasm.length, 1);
+  assert.ok(done[catalog[0]] < done[wasm[0]], 'the catalog arrived while the wasm was on its way');
+  const expected = cli(['plan', 'qwen2.5-7b', '--gpu', 'l40s', '--max-model-len', '8192']);
+  assert.equal(await text(page, 'weights-per-gpu'), gib(expected.per_gpu.weights_bytes));
+  // The page's own fetch took the preloaded response: one resource entry for the file (a fetch
+  // that missed the preload is a second one, from the HTTP cache).
+  const entries = await page.evaluate((name) => performance.getEntriesByType('resource')
+    .filter((e) => new URL(e.name).pathname === name).map((e) => e.initiatorType), catalog[0]);
+  assert.deepEqual(entries, ['link']);
+  // Another view (the views module, a second wasm) reads the same file from the cache: the
+  // server sees it once.
+  await page.getByTestId('tab-quant').click();
+  await page.getByTestId('quant-table').waitFor();
+  const hits = slow.stats.requests.filter((r) => r.url.startsWith('/catalog-') && !r.url.startsWith('/catalog-sources'));
+  assert.equal(hits.length, 1, JSON.stringify(slow.stats.requests));
+  assert.deepEqual(warnings.filter((w) => /preloaded .* not used/.test(w)), []);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+  await slow.close();
+});
+
+test('a catalog that does not come is said on the page, not a blank one or a panic', async () => {
+  const broken = await startServer({ status: { '/catalog-': 503 } });
+  const page = await newPage(browser, { serviceWorkers: 'block' });
+  await page.goto(`${broken.url}/?model=qwen2.5-7b`);
+  const alert = page.getByTestId('catalog-missing');
+  await alert.waitFor();
+  const said = (await alert.textContent()).trim();
+  assert.match(said, /catalog of GPUs and models did not load/);
+  assert.match(said, /catalog-[0-9a-f]{16}\.json: the server answered 503/);
+  assert.match(said, /reload the page/);
+  // The browser's own line about the 503 is the only console error: nothing panicked.
+  assert.deepEqual(page.errors.filter((e) => !/status of 503/.test(e)), []);
+  await page.context().close();
+  await broken.close();
+});
+
 test('picking a model and a GPU and changing the context length updates the numbers', async () => {
   const page = await newPage(browser);
   await page.goto(server.url + '/');

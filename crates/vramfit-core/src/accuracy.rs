@@ -8,6 +8,7 @@
 //!
 //! Rule-of-thumb baseline (the seed calculators' formula): memory = parameters × bytes per
 //! parameter × 1.2, so the KV pool it implies is `utilization × total − 1.2 × weights`.
+#![cfg_attr(not(feature = "bundled"), allow(dead_code, unused_imports))]
 
 use crate::catalog::Catalog;
 use crate::dtype::{KvDtype, WeightFormat};
@@ -16,6 +17,7 @@ use std::fmt;
 
 pub mod features;
 pub mod speed;
+#[cfg(feature = "bundled")] // reads the embedded catalog
 pub mod speed_report;
 
 /// The embedded calibration set.
@@ -312,6 +314,7 @@ fn model_name(raw: &str) -> &str {
     raw.split(" (").next().unwrap_or(raw).trim()
 }
 
+#[cfg(feature = "bundled")] // reads the embedded catalog
 /// Compares every usable `vllm_log` row.
 #[must_use]
 pub fn memory_report(csv: &str) -> MemoryReport {
@@ -438,12 +441,14 @@ pub fn memory_report(csv: &str) -> MemoryReport {
     out
 }
 
+#[cfg(feature = "bundled")] // reads the embedded catalog
 /// The accuracy report as Markdown (docs/ACCURACY.md is this text).
 #[must_use]
 pub fn markdown_report() -> String {
     report_for(CALIBRATION_CSV).0
 }
 
+#[cfg(feature = "bundled")] // reads the embedded catalog
 /// The accuracy report of a calibration CSV and what `vramfit accuracy --check` finds wrong
 /// with it ([`speed_report::check`]; empty when every check holds).
 #[must_use]
@@ -497,6 +502,7 @@ pub fn report_for(csv: &str) -> (String, Vec<String>) {
     (s, speed_report::check(&sp, &crate::serving::FITTED))
 }
 
+#[cfg(feature = "bundled")] // reads the embedded catalog
 /// One-line headline for the app's accuracy page: (quantity, median %, p90 %, rows).
 #[must_use]
 pub fn headline() -> Vec<(&'static str, f64, f64, usize)> {

@@ -1,13 +1,17 @@
 //! The bundled catalog of GPUs and models.
 //!
 //! Data, not code: one JSON file per vendor (`catalog/gpus/*.json`) and per model family
-//! (`catalog/models/*.json`), embedded with `include_str!` so the web app works offline.
+//! (`catalog/models/*.json`). With the feature `bundled` (the CLI, the tests) they are
+//! embedded with `include_str!` ([`Catalog::load`]). The web app does not embed them: it
+//! fetches one file of them all, [`WEB_FILE`], beside its wasm, and reads it with
+//! [`Catalog::from_web_file`] (the service worker keeps it for offline use).
 //! Every entry carries a `source`; see README.md "Contributing to the catalog" for the schema.
 //! Ids are stable: they appear in share links and CLI scripts. A renamed id stays as an alias.
 
 use crate::dtype::WeightFormat;
 use crate::model::{ConfigError, ModelArch};
 use serde::Serialize;
+use serde_json::Value;
 
 pub mod names;
 pub mod platform;
@@ -15,96 +19,83 @@ mod read;
 pub use names::{GpuMatch, MatchKind, UnknownGpu};
 use std::collections::BTreeMap;
 
-/// The catalog files: (path relative to `src/catalog`, contents).
-pub const GPU_FILES: [(&str, &str); 4] = [
-    (
-        "gpus/nvidia.json",
-        include_str!(concat!(env!("OUT_DIR"), "/gpus/nvidia.json")),
-    ),
-    (
-        "gpus/amd.json",
-        include_str!(concat!(env!("OUT_DIR"), "/gpus/amd.json")),
-    ),
-    (
-        "gpus/intel.json",
-        include_str!(concat!(env!("OUT_DIR"), "/gpus/intel.json")),
-    ),
-    (
-        "gpus/apple.json",
-        include_str!(concat!(env!("OUT_DIR"), "/gpus/apple.json")),
-    ),
-];
+// One list of the catalog's files per kind, in the order the catalog reads them (the order of
+// its lists in the app): `$m!` gets the paths, relative to `src/catalog`.
+macro_rules! gpu_files {
+    ($m:ident) => {
+        $m![
+            "gpus/nvidia.json",
+            "gpus/amd.json",
+            "gpus/intel.json",
+            "gpus/apple.json"
+        ]
+    };
+}
+macro_rules! model_files {
+    ($m:ident) => {
+        $m![
+            "models/llama.json",
+            "models/mistral.json",
+            "models/qwen.json",
+            "models/gemma.json",
+            "models/phi.json",
+            "models/deepseek.json",
+            "models/kimi.json",
+            "models/glm.json",
+            "models/gpt_oss.json",
+            "models/granite.json",
+            "models/falcon.json"
+        ]
+    };
+}
+macro_rules! platform_files {
+    ($m:ident) => {
+        $m![
+            "platforms/nvidia.json",
+            "platforms/amd.json",
+            "platforms/intel.json",
+            "platforms/apple.json"
+        ]
+    };
+}
+macro_rules! paths {
+    ($($p:literal),*) => {
+        [$($p),*]
+    };
+}
+#[cfg(feature = "bundled")]
+macro_rules! embedded {
+    ($($p:literal),*) => {
+        [$(($p, include_str!(concat!(env!("OUT_DIR"), "/", $p)))),*]
+    };
+}
 
-/// The model files: (path relative to `src/catalog`, contents).
-pub const MODEL_FILES: [(&str, &str); 11] = [
-    (
-        "models/llama.json",
-        include_str!(concat!(env!("OUT_DIR"), "/models/llama.json")),
-    ),
-    (
-        "models/mistral.json",
-        include_str!(concat!(env!("OUT_DIR"), "/models/mistral.json")),
-    ),
-    (
-        "models/qwen.json",
-        include_str!(concat!(env!("OUT_DIR"), "/models/qwen.json")),
-    ),
-    (
-        "models/gemma.json",
-        include_str!(concat!(env!("OUT_DIR"), "/models/gemma.json")),
-    ),
-    (
-        "models/phi.json",
-        include_str!(concat!(env!("OUT_DIR"), "/models/phi.json")),
-    ),
-    (
-        "models/deepseek.json",
-        include_str!(concat!(env!("OUT_DIR"), "/models/deepseek.json")),
-    ),
-    (
-        "models/kimi.json",
-        include_str!(concat!(env!("OUT_DIR"), "/models/kimi.json")),
-    ),
-    (
-        "models/glm.json",
-        include_str!(concat!(env!("OUT_DIR"), "/models/glm.json")),
-    ),
-    (
-        "models/gpt_oss.json",
-        include_str!(concat!(env!("OUT_DIR"), "/models/gpt_oss.json")),
-    ),
-    (
-        "models/granite.json",
-        include_str!(concat!(env!("OUT_DIR"), "/models/granite.json")),
-    ),
-    (
-        "models/falcon.json",
-        include_str!(concat!(env!("OUT_DIR"), "/models/falcon.json")),
-    ),
-];
+/// The GPU files' paths, relative to `src/catalog`.
+pub const GPU_PATHS: [&str; 4] = gpu_files!(paths);
+/// The model files' paths.
+pub const MODEL_PATHS: [&str; 11] = model_files!(paths);
+/// The platform files' paths ([`platform`]).
+pub const PLATFORM_PATHS: [&str; 4] = platform_files!(paths);
+/// The cost model's defaults and dated API prices: the path.
+pub const TCO_PATH: &str = "tco.json";
 
-/// The platform files ([`platform`]).
-pub const PLATFORM_FILES: [(&str, &str); 4] = [
-    (
-        "platforms/nvidia.json",
-        include_str!(concat!(env!("OUT_DIR"), "/platforms/nvidia.json")),
-    ),
-    (
-        "platforms/amd.json",
-        include_str!(concat!(env!("OUT_DIR"), "/platforms/amd.json")),
-    ),
-    (
-        "platforms/intel.json",
-        include_str!(concat!(env!("OUT_DIR"), "/platforms/intel.json")),
-    ),
-    (
-        "platforms/apple.json",
-        include_str!(concat!(env!("OUT_DIR"), "/platforms/apple.json")),
-    ),
-];
-
-/// The cost model's defaults and dated API prices.
+/// The embedded GPU files: (path, contents).
+#[cfg(feature = "bundled")]
+pub const GPU_FILES: [(&str, &str); 4] = gpu_files!(embedded);
+/// The embedded model files.
+#[cfg(feature = "bundled")]
+pub const MODEL_FILES: [(&str, &str); 11] = model_files!(embedded);
+/// The embedded platform files ([`platform`]).
+#[cfg(feature = "bundled")]
+pub const PLATFORM_FILES: [(&str, &str); 4] = platform_files!(embedded);
+/// The embedded cost model's defaults and dated API prices.
+#[cfg(feature = "bundled")]
 pub const TCO_FILE: &str = include_str!(concat!(env!("OUT_DIR"), "/tco.json"));
+
+/// The web app's copy of the catalog, a file beside its wasm: its name, by content
+/// (`catalog-<hash>.json`, written by `build.rs`, copied next to the bundle by
+/// `scripts/catalog_file.py`). [`Catalog::from_web_file`] reads it.
+pub const WEB_FILE: &str = env!("VRAMFIT_WEB_CATALOG");
 
 /// Typical gap between nvidia-smi's total and CUDA's total on NVIDIA GPUs, MiB.
 pub const DRIVER_RESERVE_MIB: u64 = 450;
@@ -499,31 +490,72 @@ fn norm(s: &str) -> String {
 }
 
 impl Catalog {
+    /// Reads the catalog's parts in order: `part(path)` gives the parsed JSON of one file.
+    fn assemble(mut part: impl FnMut(&str) -> Result<Value, String>) -> Result<Self, String> {
+        let mut c = Catalog::default();
+        for path in GPU_PATHS {
+            c.gpus
+                .append(&mut read::entries_of(path, part(path)?, read::gpu)?);
+        }
+        for path in MODEL_PATHS {
+            c.models
+                .append(&mut read::entries_of(path, part(path)?, read::model)?);
+        }
+        for path in PLATFORM_PATHS {
+            c.platforms
+                .append(&mut read::entries_of(path, part(path)?, read::platform)?);
+        }
+        c.tco = read::tco_of(&part(TCO_PATH)?)?;
+        Ok(c)
+    }
+
     /// Parses the embedded catalog.
     ///
     /// # Errors
     /// A message naming the file, the entry and the field (a catalog bug; tests check it).
+    #[cfg(feature = "bundled")]
     pub fn load() -> Result<Self, String> {
-        let mut c = Catalog::default();
-        for (path, text) in GPU_FILES {
-            c.gpus.append(&mut read::entries(path, text, read::gpu)?);
-        }
-        for (path, text) in MODEL_FILES {
-            c.models
-                .append(&mut read::entries(path, text, read::model)?);
-        }
-        for (path, text) in PLATFORM_FILES {
-            c.platforms
-                .append(&mut read::entries(path, text, read::platform)?);
-        }
-        c.tco = read::tco(TCO_FILE)?;
-        Ok(c)
+        let files = GPU_FILES
+            .iter()
+            .chain(&MODEL_FILES)
+            .chain(&PLATFORM_FILES)
+            .chain(&[(TCO_PATH, TCO_FILE)]);
+        Self::assemble(|path| {
+            let text = files.clone().find(|f| f.0 == path).map_or("", |f| f.1);
+            serde_json::from_str(text).map_err(|e| format!("catalog {path}: {e}"))
+        })
     }
 
     /// The embedded catalog; panics never: on a (tested-against) parse error it is empty.
+    #[cfg(feature = "bundled")]
     #[must_use]
     pub fn bundled() -> Self {
         Self::load().unwrap_or_default()
+    }
+
+    /// Reads the web app's catalog file ([`WEB_FILE`]): one JSON object whose members are the
+    /// catalog's files by path.
+    ///
+    /// # Errors
+    /// A message naming the problem: not JSON, a missing or unknown part, or a bad entry (the
+    /// file, the entry and the field).
+    pub fn from_web_file(text: &str) -> Result<Self, String> {
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| format!("catalog file {WEB_FILE}: {e}"))?;
+        let Value::Object(mut parts) = v else {
+            return Err(format!(
+                "catalog file {WEB_FILE}: expected an object of catalog files"
+            ));
+        };
+        let c = Self::assemble(|path| {
+            parts
+                .remove(path)
+                .ok_or_else(|| format!("catalog file {WEB_FILE} has no `{path}`"))
+        })?;
+        match parts.keys().next() {
+            Some(extra) => Err(format!("catalog file {WEB_FILE}: unknown part `{extra}`")),
+            None => Ok(c),
+        }
     }
 
     /// Finds a GPU by id, name, alias or any spelling [`names`] reads (nvidia-smi, rocm-smi,
@@ -669,5 +701,115 @@ impl Sources {
     #[must_use]
     pub fn model(&self, id: &str) -> Option<&str> {
         self.0.get("models")?.get(id)?.as_str()
+    }
+}
+
+#[cfg(all(test, feature = "bundled"))]
+mod web_file_tests {
+    use super::*;
+
+    /// This build's web file, as `build.rs` wrote it.
+    const WEB_TEXT: &str = include_str!(concat!(
+        env!("OUT_DIR"),
+        "/web/",
+        env!("VRAMFIT_WEB_CATALOG")
+    ));
+
+    /// A catalog entry without what the web file leaves out: provenance text (every key that
+    /// names a source, the notes, how non-text parameters were counted) and the model's
+    /// config (compared through its architecture below).
+    fn without_provenance(v: impl Serialize) -> Value {
+        fn strip(v: &mut Value) {
+            match v {
+                Value::Object(m) => {
+                    m.retain(|k, _| {
+                        !(k.contains("source") || k == "notes" || k == "how" || k == "config")
+                    });
+                    m.values_mut().for_each(strip);
+                }
+                Value::Array(a) => a.iter_mut().for_each(strip),
+                _ => {}
+            }
+        }
+        let mut v = serde_json::to_value(v).expect("serialize");
+        strip(&mut v);
+        v
+    }
+
+    #[test]
+    fn the_web_file_is_the_embedded_catalog_without_provenance() {
+        let full = Catalog::load().expect("embedded catalog");
+        let web = Catalog::from_web_file(WEB_TEXT).expect("web file");
+        assert!(
+            WEB_FILE.starts_with("catalog-") && WEB_FILE.ends_with(".json"),
+            "{WEB_FILE}"
+        );
+        assert!(
+            full.gpus.len() > 30 && full.models.len() > 50,
+            "{} gpus",
+            full.gpus.len()
+        );
+        let ids = |c: &Catalog| {
+            (
+                c.gpus.iter().map(|g| g.id.clone()).collect::<Vec<_>>(),
+                c.models.iter().map(|m| m.id.clone()).collect::<Vec<_>>(),
+                c.platforms.iter().map(|p| p.id.clone()).collect::<Vec<_>>(),
+            )
+        };
+        // The same entries in the same order (the order of the app's lists).
+        assert_eq!(ids(&web), ids(&full));
+        for (w, f) in web.gpus.iter().zip(&full.gpus) {
+            assert_eq!(without_provenance(w), without_provenance(f), "{}", f.id);
+            assert!(
+                w.source.is_empty(),
+                "{}: the web file carries the source",
+                w.id
+            );
+        }
+        for (w, f) in web.models.iter().zip(&full.models) {
+            assert_eq!(without_provenance(w), without_provenance(f), "{}", f.id);
+            assert_eq!(w.arch(), f.arch(), "{}", f.id);
+        }
+        for (w, f) in web.platforms.iter().zip(&full.platforms) {
+            assert_eq!(without_provenance(w), without_provenance(f), "{}", f.id);
+        }
+        assert_eq!(without_provenance(&web.tco), without_provenance(&full.tco));
+        // Lighter than the embedded files: the provenance is most of their text.
+        let embedded: usize = GPU_FILES
+            .iter()
+            .chain(&MODEL_FILES)
+            .chain(&PLATFORM_FILES)
+            .map(|f| f.1.len())
+            .sum();
+        assert!(
+            WEB_TEXT.len() * 10 < embedded * 8,
+            "{} of {embedded} B",
+            WEB_TEXT.len()
+        );
+    }
+
+    #[test]
+    fn a_bad_web_file_names_the_problem() {
+        let err = |text: &str| Catalog::from_web_file(text).expect_err(text);
+        assert!(err("<html>").contains(WEB_FILE), "{}", err("<html>"));
+        assert_eq!(
+            err("[]"),
+            format!("catalog file {WEB_FILE}: expected an object of catalog files")
+        );
+        assert_eq!(
+            err("{}"),
+            format!("catalog file {WEB_FILE} has no `gpus/nvidia.json`")
+        );
+        let mut v: Value = serde_json::from_str(WEB_TEXT).expect("json");
+        v["extra.json"] = Value::Array(Vec::new());
+        assert_eq!(
+            err(&v.to_string()),
+            format!("catalog file {WEB_FILE}: unknown part `extra.json`")
+        );
+        v.as_object_mut().expect("object").remove("extra.json");
+        v["gpus/amd.json"][0]["memory_usable_mib"] = Value::String("lots".into());
+        let e = err(&v.to_string());
+        assert!(e.starts_with("catalog gpus/amd.json: entry 0 (`"), "{e}");
+        assert!(e.contains("memory_usable_mib"), "{e}");
     }
 }

@@ -2,6 +2,7 @@
 //! speed-up at a measured acceptance length (`tests/data/features.csv`; `fit` rows set
 //! `serving::DRAFT_PASS_S`, `held_out` rows are its held-out error), reported in
 //! docs/ACCURACY.md and bounded by `tests/it/features.rs`.
+#![cfg_attr(not(feature = "bundled"), allow(dead_code, unused_imports))]
 
 use crate::catalog::Catalog;
 use crate::inputs::Field;
@@ -44,6 +45,7 @@ pub fn alpha_for(al: f64, k: f64) -> f64 {
     0.5 * (lo + hi)
 }
 
+#[cfg(feature = "bundled")] // reads the embedded catalog
 /// Every row of [`FEATURES_CSV`], predicted: one user, MT-bench-like lengths (128 in, 256
 /// out), the row's GPU and model, with and without the draft.
 #[must_use]
@@ -115,6 +117,7 @@ pub fn median_error(cases: &[SpecCase], role: &str) -> Option<f64> {
     e.get(e.len() / 2).copied()
 }
 
+#[cfg(feature = "bundled")] // reads the embedded catalog
 /// The report's section on the deployment features.
 #[must_use]
 pub fn markdown() -> String {

@@ -11,6 +11,7 @@
 //!
 //! Rows whose column definition the source leaves open (`CAVEAT` in `notes`) are reported but
 //! not fitted on; DEP layouts and rows without fixed lengths are skipped with the reason.
+#![cfg_attr(not(feature = "bundled"), allow(dead_code, unused_imports))]
 
 use super::{parse_csv, Rec};
 use crate::catalog::Catalog;
@@ -263,6 +264,7 @@ fn format_for(quant: &str, dtype: &str, native: WeightFormat, gpu_has_fp4: bool)
     }
 }
 
+#[cfg(feature = "bundled")] // reads the embedded catalog
 /// Cases from the calibration CSV, and the rows skipped with why.
 #[must_use]
 #[allow(clippy::too_many_lines)] // one row's fields, one after another

@@ -16,12 +16,22 @@ use std::cell::RefCell;
 
 /// Every entry of one catalog file (a JSON list), read by `read`; errors name the file, the
 /// entry and the field.
+#[cfg(test)]
 pub(super) fn entries<T>(
     path: &str,
     text: &str,
     read: fn(&mut Value) -> Result<T, String>,
 ) -> Result<Vec<T>, String> {
     let v: Value = serde_json::from_str(text).map_err(|e| format!("catalog {path}: {e}"))?;
+    entries_of(path, v, read)
+}
+
+/// Every entry of one catalog file, parsed (`v`), read by `read`.
+pub(super) fn entries_of<T>(
+    path: &str,
+    v: Value,
+    read: fn(&mut Value) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
     let Value::Array(items) = v else {
         return Err(format!("catalog {path}: expected a list of entries"));
     };
@@ -324,9 +334,8 @@ fn api_price(v: &Value) -> Result<ApiPrice, String> {
 }
 
 /// The cost defaults and API examples of `catalog/tco.json`.
-pub(super) fn tco(text: &str) -> Result<Tco, String> {
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("catalog tco.json: {e}"))?;
-    let o = Obj::of(&v).map_err(|e| format!("catalog tco.json: {e}"))?;
+pub(super) fn tco_of(v: &Value) -> Result<Tco, String> {
+    let o = Obj::of(v).map_err(|e| format!("catalog tco.json: {e}"))?;
     let d = o.nested_req("defaults", |v| {
         let o = Obj::of(v)?;
         let d = Tco {

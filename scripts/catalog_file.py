@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Puts the catalog beside the page's wasm: the file the wasm fetches, and a preload of it.
+
+The page does not embed the catalog (the web crate builds the core without its `bundled`
+feature). The core's build script writes the web copy, one JSON object of every catalog file
+without its provenance, named by its content (`catalog-<hash>.json`, crates/vramfit-core/
+build.rs), and compiles that name into the wasm (`vramfit_core::catalog::WEB_FILE`). This step
+(scripts/post_build.py, after Trunk has built the wasm):
+- reads the name from the page's wasm (and checks the views module names the same file);
+- copies that file from the core's build output (under the cargo target directory: the
+  name is the content's hash, so any copy with that name is these bytes);
+- adds `<link rel="preload" as="fetch" crossorigin>` for it to index.html's head, before the
+  app's script, so the browser fetches it while the wasm downloads, and the page's fetch
+  (src/state.rs `load_catalog`) takes the preloaded response. The service worker caches it
+  with the first load's files (scripts/sw_files.py: named outside a `<meta>`).
+Writes into $TRUNK_STAGING_DIR, or into the directory given as the first argument.
+"""
+import os
+import pathlib
+import re
+import shutil
+import sys
+
+root = pathlib.Path(__file__).resolve().parent.parent
+out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"])
+NAME = re.compile(rb"catalog-[0-9a-f]{16}\.json")
+
+
+def named_in(pattern):
+    files = sorted(out.glob(pattern))
+    if not files:
+        return None
+    names = {n.decode() for f in files for n in NAME.findall(f.read_bytes())}
+    if len(names) != 1:
+        sys.exit(f"catalog_file.py: {pattern} names {len(names)} catalog files: {sorted(names)}")
+    return names.pop()
+
+
+name = named_in("vramfit-web*_bg.wasm")
+if name is None:
+    sys.exit(f"catalog_file.py: no vramfit-web wasm in {out}")
+views = named_in("vramfit-views*_bg.wasm")
+if views not in (None, name):
+    sys.exit(f"catalog_file.py: the views module reads {views}, the page {name}")
+target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or root / "target")
+copies = sorted(target.glob(f"*/*/build/vramfit-core-*/out/web/{name}"))
+if not copies:
+    sys.exit(f"catalog_file.py: no {name} under {target}/*/*/build/vramfit-core-*/out/web "
+             "(the core's build script writes it)")
+shutil.copyfile(copies[0], out / name)
+index = out / "index.html"
+html = index.read_text(encoding="utf-8")
+if name in html:
+    sys.exit(f"catalog_file.py: index.html already names {name}")
+link = f'<link rel="preload" href="{name}" as="fetch" crossorigin>'
+html, n = re.subn(r"</title>", lambda m: m.group(0) + "\n    " + link, html, count=1)
+if n != 1:
+    sys.exit("catalog_file.py: index.html has no </title>")
+index.write_text(html, encoding="utf-8")
