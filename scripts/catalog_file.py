@@ -15,10 +15,12 @@ build.rs), and compiles that name into the wasm (`vramfit_core::catalog::WEB_FIL
   with the first load's files (scripts/sw_files.py: named outside a `<meta>`).
 Writes into $TRUNK_STAGING_DIR, or into the directory given as the first argument.
 """
+import json
 import os
 import pathlib
 import re
 import shutil
+import subprocess
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
@@ -42,11 +44,18 @@ if name is None:
 views = named_in("vramfit-views*_bg.wasm")
 if views not in (None, name):
     sys.exit(f"catalog_file.py: the views module reads {views}, the page {name}")
-target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or root / "target")
-copies = sorted(target.glob(f"*/*/build/vramfit-core-*/out/web/{name}"))
+# Cargo's target directory as cargo itself resolves it (env, config), as Trunk does.
+meta = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps", "--offline"],
+                      cwd=root, capture_output=True, text=True)
+if meta.returncode != 0:
+    sys.exit(f"catalog_file.py: cargo metadata failed: {meta.stderr.strip()}")
+target = pathlib.Path(json.loads(meta.stdout)["target_directory"])
+# Cargo's layout (<triple>/<profile>/build/<package>-<hash>/out), else anywhere below.
+copies = sorted(target.glob(f"*/*/build/vramfit-core-*/out/web/{name}")) or sorted(
+    target.rglob(f"vramfit-core-*/out/web/{name}"))
 if not copies:
-    sys.exit(f"catalog_file.py: no {name} under {target}/*/*/build/vramfit-core-*/out/web "
-             "(the core's build script writes it)")
+    sys.exit(f"catalog_file.py: no {name} under {target} (the core's build script writes it "
+             "to OUT_DIR/web)")
 shutil.copyfile(copies[0], out / name)
 index = out / "index.html"
 html = index.read_text(encoding="utf-8")

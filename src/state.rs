@@ -18,7 +18,8 @@ use wasm_bindgen::{closure::Closure, JsCast};
 pub static CATALOG: Loaded = Loaded(OnceLock::new());
 
 /// The catalog once loaded ([`CATALOG`]); before that, an empty one (nothing reads it then:
-/// the page mounts after the load). The native tests read the embedded catalog.
+/// the page mounts after the load). The web crate's native unit tests read the embedded
+/// catalog; any other native use (an integration test, a doctest) would get the empty one.
 pub struct Loaded(OnceLock<Catalog>);
 
 impl std::ops::Deref for Loaded {

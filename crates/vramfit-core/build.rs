@@ -129,7 +129,8 @@ fn main() {
         }
     }
     let tco = fs::read_to_string("src/catalog/tco.json").expect("read src/catalog/tco.json");
-    // The web bundle keeps the values and dates; the sources are in the file (and the CLI).
+    // The web file (and the wasm32 embedded copy) keeps the values and dates; the sources are
+    // in the source file (and the CLI's copy).
     let compact = serde_json::from_str::<serde_json::Value>(&tco).map_or(tco, |mut v| {
         let full = (!wasm).then(|| serde_json::to_string(&v).expect("serialize"));
         drop_sources(&mut v);

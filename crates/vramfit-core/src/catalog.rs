@@ -669,8 +669,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The catalog's `source` texts by id, as `scripts/catalog_sources.py` writes them to
 /// `catalog-sources.json` next to the web bundle (`{"gpus": {id: source}, "models": {...}}`).
-/// The web bundle embeds the catalog without them (build.rs) and loads this file when the
-/// Catalog view opens.
+/// The web file ([`WEB_FILE`], build.rs) carries the catalog without them, and the page loads
+/// this file when the Catalog view opens.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sources(serde_json::Value);
 

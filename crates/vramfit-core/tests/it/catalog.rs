@@ -338,7 +338,7 @@ fn reconstructed_configs_are_flagged_and_say_so() {
 // `config_keys` and `slim_config`, as the build script uses them.
 include!("../../src/catalog/wasm_slim.rs");
 
-/// The web bundle embeds each model's `config` with only the keys `model.rs` can read
+/// The web file (`catalog::WEB_FILE`) carries each model's `config` with only the keys `model.rs` can read
 /// (`build.rs`, `src/catalog/wasm_slim.rs`); every model must size the same from it.
 #[test]
 fn the_web_catalog_sizes_like_the_full_one() {
