@@ -21,7 +21,10 @@ pub fn start() {
     #[cfg(target_arch = "wasm32")]
     wasm_bindgen_futures::spawn_local(async {
         match state::load_catalog(false).await {
-            Ok(()) => leptos::mount::mount_to_body(App),
+            Ok(()) => {
+                leptos::mount::mount_to_body(App);
+                components::later::first_paint_done();
+            }
             Err(why) => leptos::mount::mount_to_body(move || {
                 use leptos::prelude::*;
                 view! { <components::app::CatalogMissing why/> }

@@ -263,7 +263,7 @@ fn write_url(query: &str, replace: bool) {
 
 /// Runs `f` in a task after the next animation frame: after the browser has painted.
 #[cfg(target_arch = "wasm32")]
-fn after_paint(f: fn()) {
+pub(crate) fn after_paint(f: fn()) {
     let Some(w) = web_sys::window() else {
         return f();
     };

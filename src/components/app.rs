@@ -33,7 +33,13 @@ pub fn CatalogMissing(why: String) -> impl IntoView {
 fn Shell() -> impl IntoView {
     let st = AppState::new();
     provide_context(st);
-    crate::state::register_service_worker(st.offline);
+    // After the first paint: the worker's install fetches and caches the rest of the build,
+    // which is no part of the first result (web.dev, "Service worker registration").
+    Effect::new(move |_| {
+        if crate::components::later::painted() {
+            crate::state::register_service_worker(st.offline);
+        }
+    });
     let is_size = Memo::new(move |_| st.view.get() == View::Size);
     let tabs = View::ALL
         .into_iter()

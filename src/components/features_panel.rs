@@ -2,6 +2,7 @@
 //! decoding, eager mode, CPU offload, prefix caching, a set KV size): each control is one
 //! row of the core's input table, and the link carries it.
 
+use crate::components::later::Later;
 use crate::components::number_field::NumberField;
 use crate::state::AppState;
 use leptos::prelude::*;
@@ -56,13 +57,17 @@ pub fn FeaturesPanel() -> impl IntoView {
             })
         })
     };
-    let method_options = SpecMethod::ALL
-        .into_iter()
-        .map(|m| view! { <option value=m.id()>{m.id()}</option> })
-        .collect_view();
+    let method_options = || {
+        SpecMethod::ALL
+            .into_iter()
+            .map(|m| view! { <option value=m.id()>{m.id()}</option> })
+            .collect_view()
+    };
     view! {
         <details class="vf-features" data-testid="features">
             <summary>"Deployment features (multimodal, LoRA, speculative decoding, …)"</summary>
+            // Folded at first: its controls are built after the first paint (`later.rs`).
+            <Later>
             <fieldset>
                 <legend>"Multimodal (--limit-mm-per-prompt, --mm-processor-kwargs)"</legend>
                 <NumberField field=Field::MmImages id="mm-images" help="Images per prompt: vLLM profiles the largest item the limits allow; 0 with videos 0 runs the model text-only" placeholder="999 (vLLM)"/>
@@ -124,7 +129,7 @@ pub fn FeaturesPanel() -> impl IntoView {
                         prop:value=move || inputs.get().flags.features.spec.method.map_or("off", SpecMethod::id)
                     >
                         <option value="off">"off"</option>
-                        {method_options}
+                        {method_options()}
                     </select>
                 </label>
                 <NumberField field=Field::SpecTokens id="spec-tokens" help="num_speculative_tokens: tokens drafted per step" placeholder="3 (MTP: its layers)"/>
@@ -150,6 +155,7 @@ pub fn FeaturesPanel() -> impl IntoView {
                 <Switch field=Field::NoPrefixCaching id="no-prefix-caching" help="--no-enable-prefix-caching: the prefix-cache hit rate then counts for nothing"/>
                 <NumberField field=Field::KvCacheMemoryBytes id="kv-cache-memory-bytes" help="--kv-cache-memory-bytes: the KV pool per GPU, set directly (the memory fraction then does not size it)" placeholder="profiled"/>
             </fieldset>
+            </Later>
         </details>
     }
 }

@@ -1,6 +1,7 @@
 //! The scenario inputs. Every change goes to the URL (the single source of truth).
 
 use crate::components::features_panel::FeaturesPanel;
+use crate::components::later::painted;
 use crate::components::model_source::ModelSource;
 use crate::components::number_field::NumberField;
 use crate::state::{AppState, CATALOG};
@@ -34,6 +35,11 @@ pub fn InputsPanel() -> impl IntoView {
         } else {
             model_id.get()
         };
+        // Until the first paint, the chosen model alone (all a closed select shows); the
+        // whole list after it (`later.rs`). The chosen option of a new list is marked, so
+        // the select keeps showing it.
+        let whole = painted();
+        let chosen = model_id.get_untracked();
         CATALOG
             .families()
             .into_iter()
@@ -41,6 +47,9 @@ pub fn InputsPanel() -> impl IntoView {
                 let opts: Vec<_> = models
                     .into_iter()
                     .filter(|m| {
+                        if !whole {
+                            return m.id == chosen;
+                        }
                         f.is_empty()
                             || m.id == current
                             || m.name.to_ascii_lowercase().contains(&f)
@@ -50,7 +59,7 @@ pub fn InputsPanel() -> impl IntoView {
                                 .iter()
                                 .any(|r| r.to_ascii_lowercase().contains(&f))
                     })
-                    .map(|m| view! { <option value=m.id.clone()>{m.name.clone()}</option> })
+                    .map(|m| view! { <option value=m.id.clone() selected=m.id == chosen>{m.name.clone()}</option> })
                     .collect();
                 (!opts.is_empty())
                     .then(|| view! { <optgroup label=family.to_string()>{opts}</optgroup> })
@@ -67,6 +76,9 @@ pub fn InputsPanel() -> impl IntoView {
         } else {
             gpu_id.get()
         };
+        // As the models: the chosen GPU alone until the first paint.
+        let whole = painted();
+        let chosen = gpu_id.get_untracked();
         let mut vendors: Vec<&str> = CATALOG.gpus.iter().map(|g| g.vendor.as_str()).collect();
         vendors.dedup();
         vendors
@@ -74,11 +86,15 @@ pub fn InputsPanel() -> impl IntoView {
             .map(|v| {
                 let q = q.clone();
                 let current = current.clone();
+                let (chosen, pick) = (chosen.clone(), chosen.clone());
                 let opts = CATALOG
                     .gpus
                     .iter()
                     .filter(|g| g.vendor == v)
                     .filter(move |g| {
+                        if !whole {
+                            return g.id == chosen;
+                        }
                         let mem = format!("{} gb", g.memory_marketed_gb);
                         g.id == current
                             || ((q.is_empty()
@@ -90,7 +106,7 @@ pub fn InputsPanel() -> impl IntoView {
                     })
                     .map(|g| {
                         let label = format!("{} ({} GB)", g.name, g.memory_marketed_gb);
-                        view! { <option value=g.id.clone()>{label}</option> }
+                        view! { <option value=g.id.clone() selected=g.id == pick>{label}</option> }
                     })
                     .collect_view();
                 view! { <optgroup label=v.to_ascii_uppercase()>{opts}</optgroup> }

@@ -8,6 +8,7 @@ pub mod command_view;
 pub mod explained;
 pub mod features_panel;
 pub mod inputs_panel;
+pub mod later;
 pub mod memory_chart;
 pub mod model_source;
 pub mod number_field;

@@ -2,6 +2,7 @@
 
 use crate::charts;
 use crate::components::explained::Explained;
+use crate::components::later::Later;
 use crate::components::memory_chart::{self, MemoryChart};
 use crate::state::AppState;
 use leptos::prelude::*;
@@ -313,6 +314,8 @@ pub fn SizeView() -> impl IntoView {
                     })/>
             </div>
             <MemoryChart/>
+            // Below the first result: built after the first paint (`later.rs`).
+            <Later>
             <table class="vf-table" data-testid="breakdown">
                 <caption>"Per-GPU memory, vLLM accounting"</caption>
                 <tbody><For each=move || parts.get() key=|x| x.0 children=part_row/></tbody>
@@ -344,6 +347,7 @@ pub fn SizeView() -> impl IntoView {
                 <button type="button" class="vf-button vf-secondary" data-testid="export-png"
                     on:click=move |_| if let Some(s) = memory_chart::markup() { charts::download_png(&s, 720, 220, "vramfit-memory.png") }>"Chart PNG"</button>
             </div>
+            </Later>
         </div>
     }
 }

@@ -58,6 +58,67 @@ test('the catalog is a file beside the wasm: preloaded while the wasm downloads,
   await slow.close();
 });
 
+test('the first result is built and painted before the rest of the page, which follows it unchanged', async () => {
+  const page = await newPage(browser);
+  // What is in the document when the verdict arrives, when the page first paints after it,
+  // and when the service worker is registered.
+  await page.addInitScript(() => {
+    const seen = (el) => ({
+      at: performance.now(),
+      formats: !!document.querySelector('[data-testid="formats"]'),
+      commands: !!document.querySelector('[data-testid="commands"]'),
+      features: !!document.querySelector('[data-testid="mm-images"]'),
+      models: document.querySelectorAll('[data-testid="model"] option').length,
+      gpus: document.querySelectorAll('[data-testid="gpu"] option').length,
+      figures: document.querySelectorAll('.vf-figure').length,
+      chart: !!document.querySelector('[data-testid="memory-chart"]'),
+      el,
+    });
+    new MutationObserver((_, o) => {
+      if (!document.querySelector('[data-testid="verdict"]')) return;
+      o.disconnect();
+      window.__atVerdict = seen();
+      requestAnimationFrame(() => { window.__painted = performance.now(); });
+    }).observe(document, { childList: true, subtree: true });
+    const sw = navigator.serviceWorker;
+    if (sw) {
+      const register = sw.register.bind(sw);
+      sw.register = (...a) => { window.__swAt = performance.now(); return register(...a); };
+    }
+  });
+  await page.goto(server.url + '/?model=qwen2.5-7b&gpu=l40s');
+  await ready(page);
+  const r = await page.evaluate(() => ({ v: window.__atVerdict, painted: window.__painted, sw: window.__swAt }));
+  // The first result: verdict, figures and chart; the chosen model and GPU each their option.
+  assert.equal(r.v.figures, 8);
+  assert.ok(r.v.chart);
+  assert.deepEqual([r.v.models, r.v.gpus], [1, 1]);
+  // Not yet: the tables and commands below the chart, the folded features' controls.
+  assert.deepEqual([r.v.formats, r.v.commands, r.v.features], [false, false, false]);
+  // The service worker is registered after that paint.
+  assert.ok(r.painted > r.v.at && r.sw >= r.painted, JSON.stringify(r));
+  // Then the whole page: every catalog model and GPU listed, the chosen ones still shown.
+  const lists = await page.evaluate(async () => ({
+    models: document.querySelectorAll('[data-testid="model"] option').length,
+    gpus: document.querySelectorAll('[data-testid="gpu"] option').length,
+    model: document.querySelector('[data-testid="model"]').value,
+    gpu: document.querySelector('[data-testid="gpu"]').value,
+    // Entries of the catalog file (each catalog file a list).
+    catalog: await (async () => {
+      const c = await (await fetch(document.querySelector('link[rel=preload][as=fetch]').href)).json();
+      const n = (dir) => Object.entries(c).filter(([k]) => k.startsWith(dir)).reduce((a, [, v]) => a + v.length, 0);
+      return [n('models/'), n('gpus/')];
+    })(),
+  }));
+  assert.ok(lists.catalog[0] > 50 && lists.catalog[1] > 50, JSON.stringify(lists));
+  assert.deepEqual(lists, { models: lists.catalog[0], gpus: lists.catalog[1], model: 'qwen2.5-7b', gpu: 'l40s', catalog: lists.catalog });
+  await page.getByTestId('features').locator('summary').click();
+  await page.getByTestId('mm-images').waitFor();
+  assert.ok(await page.getByTestId('command-input').isVisible());
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
 test('a catalog that does not come is said on the page, not a blank one or a panic', async () => {
   const broken = await startServer({ status: { '/catalog-': 503 } });
   const page = await newPage(browser, { serviceWorkers: 'block' });

@@ -37,9 +37,36 @@ export async function newPage(browser, { width = 1280, height = 900, colorScheme
   return page;
 }
 
-/** Waits until the app has rendered its first result. */
+/** Waits until the app has rendered its first result, and the parts it builds after the
+ * first paint (src/components/later.rs). */
 export async function ready(page) {
   await page.getByTestId('verdict').waitFor({ timeout: 20000 });
+  await page.getByTestId('formats').waitFor({ timeout: 20000 });
+}
+
+/** Times the first result from inside the page (an init script; Playwright's polling, which
+ * waits up to 100 ms and more between looks, is not in it): `await firstResult(page)` after
+ * the navigation gives `{ dom, painted }`, ms from navigation start to the verdict attached
+ * to the document, and to the first contentful paint (Paint Timing). The page has nothing to
+ * paint before its mount, which attaches the verdict, so that paint is the first result's. */
+export async function timeFirstResult(page) {
+  await page.addInitScript(() => {
+    new MutationObserver((_, o) => {
+      if (!document.querySelector('[data-testid="verdict"]')) return;
+      window.__firstResult = performance.now();
+      o.disconnect();
+    }).observe(document, { childList: true, subtree: true });
+  });
+}
+
+export async function firstResult(page, timeout = 20000) {
+  await page.waitForFunction(() => window.__firstResult && performance.getEntriesByName('first-contentful-paint').length, null, { timeout });
+  const t = await page.evaluate(() => {
+    const start = performance.getEntriesByType('navigation')[0].startTime;
+    return { dom: window.__firstResult - start, painted: performance.getEntriesByName('first-contentful-paint')[0].startTime - start };
+  });
+  if (!(t.painted >= t.dom)) throw new Error(`the first paint came before the first result: ${JSON.stringify(t)}`);
+  return t;
 }
 
 /** Runs the CLI built by `cargo build -p vramfit-cli` and parses its JSON. */
