@@ -134,6 +134,8 @@ fn begin() {
     let st = owner.with(AppState::follower);
     std::mem::forget(owner); // the module's state lives as long as the page
     STATE.with(|s| *s.borrow_mut() = Some(st));
+    // The page has painted by now; this module's own `Later` parts follow its next paint.
+    crate::components::later::first_paint_done();
     crate::state::listen(
         &["popstate", URL_EVENT, CUSTOM_EVENT, LAZY_EVENT],
         sync_later,
