@@ -84,14 +84,11 @@ pub fn InputsPanel() -> impl IntoView {
         vendors
             .into_iter()
             .map(|v| {
-                let q = q.clone();
-                let current = current.clone();
-                let (chosen, pick) = (chosen.clone(), chosen.clone());
                 let opts = CATALOG
                     .gpus
                     .iter()
                     .filter(|g| g.vendor == v)
-                    .filter(move |g| {
+                    .filter(|g| {
                         if !whole {
                             return g.id == chosen;
                         }
@@ -106,7 +103,7 @@ pub fn InputsPanel() -> impl IntoView {
                     })
                     .map(|g| {
                         let label = format!("{} ({} GB)", g.name, g.memory_marketed_gb);
-                        view! { <option value=g.id.clone() selected=g.id == pick>{label}</option> }
+                        view! { <option value=g.id.clone() selected=g.id == chosen>{label}</option> }
                     })
                     .collect_view();
                 view! { <optgroup label=v.to_ascii_uppercase()>{opts}</optgroup> }

@@ -63,7 +63,7 @@ test('the first result is built and painted before the rest of the page, which f
   // What is in the document when the verdict arrives, when the page first paints after it,
   // and when the service worker is registered.
   await page.addInitScript(() => {
-    const seen = (el) => ({
+    const seen = () => ({
       at: performance.now(),
       formats: !!document.querySelector('[data-testid="formats"]'),
       commands: !!document.querySelector('[data-testid="commands"]'),
@@ -72,7 +72,6 @@ test('the first result is built and painted before the rest of the page, which f
       gpus: document.querySelectorAll('[data-testid="gpu"] option').length,
       figures: document.querySelectorAll('.vf-figure').length,
       chart: !!document.querySelector('[data-testid="memory-chart"]'),
-      el,
     });
     new MutationObserver((_, o) => {
       if (!document.querySelector('[data-testid="verdict"]')) return;
