@@ -1,7 +1,7 @@
 // vramfit service worker: the app offline after one visit, each file downloaded once.
 // scripts/sw_files.py (build time) rewrites the BUILD line: the build's id (a hash over all
 // its files) and its files, HASHED (named by their content) and PLAIN (manifest, icons), and
-// LATER: those the first load does not fetch (the views module, the import worker, the
+// LATER: those the first load does not fetch (the views chunk, the import worker, the
 // catalog's sources, the install icons). Each build has its own cache, vramfit-<BUILD>;
 // activating deletes the app's other caches.
 // Install caches what the first load fetched, without downloading it again: a hashed file

@@ -6,7 +6,7 @@ feature). The core's build script writes the web copy, one JSON object of every 
 without its provenance, named by its content (`catalog-<hash>.json`, crates/vramfit-core/
 build.rs), and compiles that name into the wasm (`vramfit_core::catalog::WEB_FILE`). This step
 (scripts/post_build.py, after Trunk has built the wasm):
-- reads the name from the page's wasm (and checks the views module names the same file);
+- reads the name from the page's main wasm chunk (the views chunk shares its memory);
 - copies that file from the core's build output (under the cargo target directory: the
   name is the content's hash, so any copy with that name is these bytes);
 - adds `<link rel="preload" as="fetch" crossorigin>` for it to index.html's head, before the
@@ -41,9 +41,6 @@ def named_in(pattern):
 name = named_in("vramfit-web*_bg.wasm")
 if name is None:
     sys.exit(f"catalog_file.py: no vramfit-web wasm in {out}")
-views = named_in("vramfit-views*_bg.wasm")
-if views not in (None, name):
-    sys.exit(f"catalog_file.py: the views module reads {views}, the page {name}")
 # Cargo's target directory as cargo itself resolves it (env, config), as Trunk does.
 meta = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps", "--offline"],
                       cwd=root, capture_output=True, text=True)

@@ -1,20 +1,19 @@
 #!/usr/bin/env python3
-"""Names the on-demand wasm modules' files by their content and tells the page where they are.
+"""Names the import worker's files by their content and tells the page where they are.
 
-Trunk builds two modules without content hashes, because the page chooses at run time when
-to load them: the import worker (`crates/vramfit-worker`, src/worker_client.rs) and the views
-module (the `vramfit-views` bin of the web crate, src/lazy.rs), both `data-type="worker"` in
-index.html (wasm-bindgen's `no-modules` output). An unhashed file would let the service
+Trunk builds the import worker (`crates/vramfit-worker`, src/worker_client.rs) without a
+content hash, because the page chooses at run time when to start it (`data-type="worker"`
+in index.html, wasm-bindgen's `no-modules` output). An unhashed file would let the service
 worker's cache-first rule serve an old module to a new page, so this post-build step
-(scripts/post_build.py), for each module:
+(scripts/post_build.py):
 - renames `<stem>.js` and `<stem>_bg.wasm` to `<stem>-<hash>…`, the hash taken over both
-  and the module's start code;
-- writes the start code: the worker's loader `<stem>-<hash>_loader.js` (a classic worker
-  script that holds the page's first messages until the wasm has started); for the views
-  module, a call appended to its js that runs its `main` (src/views.rs);
-- adds `<meta name="<stem>" content="<the script the page loads>" data-js=… data-wasm=…>` to
-  index.html: the page reads the script's name from it, and the service worker caches the
-  files it names after the first result (public/sw.js, scripts/sw_files.py).
+  and the start code;
+- writes the start code, the worker's loader `<stem>-<hash>_loader.js` (a classic worker
+  script that holds the page's first messages until the wasm has started);
+- adds `<meta name="<stem>" content="<the loader>" data-js=… data-wasm=…>` to index.html:
+  the page reads the loader's name from it, and the service worker caches the files it
+  names after the first result (public/sw.js, scripts/sw_files.py).
+The page's own chunks are named by scripts/page_wasm.py.
 Writes into $TRUNK_STAGING_DIR, or into the directory given as the first argument.
 """
 import hashlib
@@ -25,7 +24,7 @@ import sys
 # A failed start is rethrown so the console (the page's `onerror`, for the worker) hears it.
 START = 'wasm_bindgen({{module_or_path:"./{base}_bg.wasm"}})'
 RETHROW = ".catch((e)=>setTimeout(()=>{{throw e;}}));\n"
-# stem -> (what it is, for errors; start code; whether the start code is its own loader file)
+# stem -> (what it is, for errors; the loader's code)
 MODULES = {
     # Messages that arrive while the wasm compiles are held, then handed to the handler
     # that `main` installs.
@@ -34,13 +33,11 @@ MODULES = {
         "const held=[];self.onmessage=(e)=>held.push(e);"
         'importScripts("./{base}.js");' + START
         + ".then(()=>{{for(const e of held.splice(0))self.onmessage(e);}})" + RETHROW,
-        True,
     ),
-    "vramfit-views": ("a views module", "\n" + START + RETHROW, False),
 }
 
 
-def name_by_content(out, stem, what, start, loader):
+def name_by_content(out, stem, what, start):
     js, wasm = out / f"{stem}.js", out / f"{stem}_bg.wasm"
     for f in (js, wasm):
         if not f.is_file():
@@ -49,13 +46,9 @@ def name_by_content(out, stem, what, start, loader):
     digest = hashlib.sha256(body + wasm.read_bytes() + start.encode()).hexdigest()[:16]
     base = f"{stem}-{digest}"
     code = start.format(base=base).encode()
-    if loader:
-        (out / f"{base}_loader.js").write_bytes(code)
-        (out / f"{base}.js").write_bytes(body)
-        script = f"{base}_loader.js"
-    else:
-        (out / f"{base}.js").write_bytes(body + code)
-        script = f"{base}.js"
+    (out / f"{base}_loader.js").write_bytes(code)
+    (out / f"{base}.js").write_bytes(body)
+    script = f"{base}_loader.js"
     js.unlink()
     wasm.rename(out / f"{base}_bg.wasm")
     index = out / "index.html"
@@ -72,5 +65,5 @@ def name_by_content(out, stem, what, start, loader):
 
 
 out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"])
-for stem, (what, start, loader) in MODULES.items():
-    name_by_content(out, stem, what, start, loader)
+for stem, (what, start) in MODULES.items():
+    name_by_content(out, stem, what, start)

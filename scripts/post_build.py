@@ -12,5 +12,5 @@ import sys
 
 here = pathlib.Path(__file__).resolve().parent
 out = sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"]
-for step in ("catalog_sources.py", "catalog_file.py", "module_files.py", "sw_files.py"):
+for step in ("page_wasm.py", "catalog_sources.py", "catalog_file.py", "module_files.py", "sw_files.py"):
     subprocess.run([sys.executable, str(here / step), out], check=True)

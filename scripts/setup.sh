@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what vramfit needs, at pinned versions, from crates.io, npm and Debian only.
 # Idempotent: every step checks first and skips what is already there.
-#   setup.sh build   tools to build the app (wasm target, trunk, wasm-bindgen-cli, wasm-opt)
+#   setup.sh build   tools to build the app (wasm target, trunk, wasm-bindgen-cli, wasm-split-cli, wasm-opt)
 #   setup.sh all     build tools plus test tools (Chromium, chromedriver, playwright-core, axe-core)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +46,16 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WBG_VERSION
   cargo install wasm-bindgen-cli --version "$WBG_VERSION"
 else
   log "wasm-bindgen-cli $WBG_VERSION present"
+fi
+
+# 3b. wasm-split-cli: splits the page's wasm into chunks (scripts/page_wasm.py); its section
+# names must match the wasm_split_helpers that Cargo.lock resolves (0.2.3 pairs with 0.2.4).
+SPLIT_VERSION="0.2.4"
+if ! cargo install --list 2>/dev/null | grep -q "^wasm_split_cli_support v$SPLIT_VERSION:" || ! command -v wasm-split-cli >/dev/null; then
+  log "installing wasm_split_cli_support $SPLIT_VERSION (wasm-split-cli)"
+  cargo install wasm_split_cli_support --version "$SPLIT_VERSION" --features build-binary --locked
+else
+  log "wasm-split-cli $SPLIT_VERSION present"
 fi
 
 # 4. npm tools: binaryen's wasm-opt (Debian's is too old for Rust 1.95 output), playwright-core

@@ -3,8 +3,8 @@
 # - first load: index.html, the service worker and every file index.html names outside its
 #   `<meta>` tags (the app's js, wasm, catalog file, css, manifest and icon: what the browser
 #   fetches at once);
-# - the views module (src/views.rs: every view but "Size it", the command checker's results),
-#   fetched when one of them is first shown;
+# - the views chunk of the page's wasm (src/views.rs: every view but "Size it", the command
+#   checker's results; scripts/page_wasm.py), fetched when one of them is first shown;
 # - the import worker (crates/vramfit-worker: safetensors import, OOM diagnosis), fetched on first
 #   use of those features.
 # The last two, and the catalog's sources (fetched when the Catalog view opens), are named only
@@ -24,7 +24,7 @@ for f in dist/*; do
   n=$(basename "$f")
   case "$n" in index.html | sw.js) continue ;; esac
   case "$n" in
-    vramfit-views*) views+=("$f") ;;
+    vramfit-web-*_split_*.wasm) views+=("$f") ;;
     vramfit-worker*) worker+=("$f") ;;
     *) grep -qF "$n" <<< "$outside_meta" && first+=("$f") ;;
   esac
@@ -45,8 +45,9 @@ table() { # title budget-file files...
 }
 table "first load" scripts/size_budget.txt "${first[@]}"
 [ ${#worker[@]} -eq 3 ] || { echo "expected the import worker's loader, js and wasm in index.html, found ${#worker[@]} file(s)"; exit 1; }
-[ ${#views[@]} -eq 2 ] || { echo "expected the views module's js and wasm in dist/, found ${#views[@]} file(s)"; exit 1; }
-table "views module (when another view is first shown)" scripts/views_budget.txt "${views[@]}"
+[ ${#views[@]} -eq 1 ] || { echo "expected one views chunk (vramfit-web-*_split_views.wasm) in dist/, found ${#views[@]} file(s)"; exit 1; }
+grep -qF "$(basename "${views[0]}")" <<< "$outside_meta" && { echo "index.html names the views chunk outside its <meta>: the first load would fetch it"; exit 1; }
+table "views chunk (when another view is first shown)" scripts/views_budget.txt "${views[@]}"
 table "import worker (on first use)" scripts/worker_budget.txt "${worker[@]}"
 root=$(pwd)
 for f in dist/*.wasm; do

@@ -7,14 +7,14 @@ last of scripts/post_build.py (a Trunk post-build hook), replaces sw.js's `const
 line with:
 - BUILD: a hash over every file's name and content (index.html included), so a new build
   means a new sw.js (which the browser takes as an update) and a new cache;
-- HASHED: the files named by their content (Trunk's hashes, module_files.py's,
-  catalog_sources.py's): the same name is the same bytes, so the service worker may take
+- HASHED: the files named by their content (Trunk's hashes, page_wasm.py's,
+  module_files.py's, catalog_sources.py's): the same name is the same bytes, so the service worker may take
   them from an older build's cache or from the HTTP cache. Every one must be named in
   index.html: the service worker checks that the page it caches names them all;
 - PLAIN: the other files (web manifest, icons), which it revalidates;
 - LATER: those the first load does not fetch, which the service worker caches when the page
   asks, after its first result: the hashed files index.html names only in a `<meta>` (the
-  views module, the import worker, the catalog's sources) and the plain files it does not
+  views chunk, the import worker, the catalog's sources) and the plain files it does not
   name at all (the install icons, which only the manifest names).
 It also drops the template's whole-line comments (sw.js is part of the first load).
 Idempotent: run again on a changed build folder, it rewrites the line. Writes into

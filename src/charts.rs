@@ -1,4 +1,4 @@
-//! The views module's charts (scaling, latency, crossover), drawn with plotters into SVG
+//! The views chunk's charts (scaling, latency, crossover), drawn with plotters into SVG
 //! strings; the memory chart of "Size it" is Leptos SVG elements of its own
 //! (`src/components/memory_chart.rs`, same shape and palette), so the first load carries no
 //! chart library. Drawing functions are generic over the

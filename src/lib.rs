@@ -20,7 +20,7 @@ pub fn start() {
     console_error_panic_hook::set_once();
     #[cfg(target_arch = "wasm32")]
     wasm_bindgen_futures::spawn_local(async {
-        match state::load_catalog(false).await {
+        match state::load_catalog().await {
             Ok(()) => {
                 leptos::mount::mount_to_body(App);
                 components::later::first_paint_done();

@@ -14,7 +14,7 @@ use vramfit_protocol::Imported;
 use wasm_bindgen::{closure::Closure, JsCast};
 
 /// The catalog: read once from the file beside the wasm ([`load_catalog`]), before anything
-/// is mounted. Each module (the page, the views module) reads its own copy.
+/// is mounted; the views chunk reads the page's (one memory).
 pub static CATALOG: Loaded = Loaded(OnceLock::new());
 
 /// The catalog once loaded ([`CATALOG`]); before that, an empty one (nothing reads it then:
@@ -60,13 +60,13 @@ pub async fn fetch_text(url: &str, force_cache: bool) -> Result<String, String> 
 }
 
 /// Fetches and reads the catalog ([`vramfit_core::catalog::WEB_FILE`], which index.html
-/// preloads beside the wasm), once per module.
+/// preloads beside the wasm), once.
 ///
 /// # Errors
 /// Why it could not be fetched or read, for the page to show.
-pub async fn load_catalog(force_cache: bool) -> Result<(), String> {
+pub async fn load_catalog() -> Result<(), String> {
     if CATALOG.0.get().is_none() {
-        let text = fetch_text(vramfit_core::catalog::WEB_FILE, force_cache).await?;
+        let text = fetch_text(vramfit_core::catalog::WEB_FILE, false).await?;
         let _ = CATALOG.0.set(Catalog::from_web_file(&text)?);
     }
     Ok(())
@@ -200,7 +200,7 @@ fn location_query() -> String {
 /// (a fifth of a length change's time in Chromium's profiler, issue 19), so the page shows
 /// the new numbers first. Writes asked for before that coalesce: a replace merges into the
 /// write waiting (the same URL and history as writing both), a new entry writes the one
-/// waiting at once. Then [`URL_EVENT`] tells the other module. The only place the state
+/// waiting at once. The only place the state
 /// touches the window; a no-op off the browser (native tests).
 fn push_url(query: &str, replace: bool) {
     #[cfg(target_arch = "wasm32")]
@@ -228,8 +228,6 @@ fn push_url(query: &str, replace: bool) {
 thread_local! {
     /// The URL write waiting for the next paint: the query and whether it replaces the entry.
     static PENDING: std::cell::RefCell<Option<(String, bool)>> = const { std::cell::RefCell::new(None) };
-    /// Set while this module dispatches [`URL_EVENT`]: its own listener ignores it.
-    static OWN_EVENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Writes the URL write that waits, if any (also before the share link reads the address).
@@ -256,9 +254,6 @@ fn write_url(query: &str, replace: bool) {
             h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
         };
     }
-    OWN_EVENT.set(true);
-    dispatch(URL_EVENT);
-    OWN_EVENT.set(false);
 }
 
 /// Runs `f` in a task after the next animation frame: after the browser has painted.
@@ -278,41 +273,15 @@ pub(crate) fn after_paint(f: fn()) {
     }
 }
 
-/// A URL move that came from elsewhere (back/forward, the other module), not from this
-/// module's own write: the write that waits, which it overtakes, is dropped.
+/// A URL move by back/forward: the write that waits, which it overtakes, is dropped.
 #[cfg(target_arch = "wasm32")]
-fn foreign_move() -> bool {
-    if OWN_EVENT.get() {
-        return false;
-    }
+fn drop_pending_write() {
     PENDING.with_borrow_mut(|p| p.take());
-    true
 }
 
-/// The event each module of the page dispatches on `window` after it moves the URL
-/// (`history.pushState` fires no `popstate`): the other module reads the new query.
-pub const URL_EVENT: &str = "vramfit-url";
-/// The event the page dispatches after the model the user brought changes; the views
-/// module reads it from `window[CUSTOM_KEY]` (its `Imported` as JSON; absent: none).
-pub const CUSTOM_EVENT: &str = "vramfit-custom";
-/// The `window` property that holds the brought model for the views module.
-pub const CUSTOM_KEY: &str = "vramfitCustom";
-
-/// Dispatches a plain event on `window` (a no-op off the browser).
-pub(crate) fn dispatch(name: &str) {
-    #[cfg(target_arch = "wasm32")]
-    if let (Some(w), Ok(ev)) = (web_sys::window(), web_sys::Event::new(name)) {
-        let _ = w.dispatch_event(&ev);
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    let _ = name;
-}
-
-/// Calls `f` on each of `events` at `window`, for the page's lifetime (browser only).
-pub(crate) fn listen(events: &[&str], f: impl Fn() + 'static) {
-    #[cfg(not(target_arch = "wasm32"))]
-    let _ = (events, f);
-    #[cfg(target_arch = "wasm32")]
+/// Calls `f` on each of `events` at `window`, for the page's lifetime.
+#[cfg(target_arch = "wasm32")]
+fn listen(events: &[&str], f: impl Fn() + 'static) {
     if let Some(w) = web_sys::window() {
         let cb = Closure::<dyn Fn()>::new(f);
         for e in events {
@@ -343,63 +312,20 @@ pub fn query_for(inputs: &Inputs, view: View, units: Units) -> String {
 }
 
 impl AppState {
-    /// Builds the page's state from its URL, and follows back/forward and the URL moves of
-    /// the views module ([`URL_EVENT`]). The model the user brings is handed to the views
-    /// module as it changes ([`CUSTOM_EVENT`]).
+    /// Builds the page's state from its URL, and follows back/forward.
     pub fn new() -> Self {
         let st = Self::from_query(&location_query());
         #[cfg(target_arch = "wasm32")]
         {
             let raw_query = st.raw_query;
-            listen(&["popstate", URL_EVENT], move || {
-                if foreign_move() {
-                    raw_query.set(location_query());
-                }
+            listen(&["popstate"], move || {
+                drop_pending_write();
+                raw_query.set(location_query());
             });
             // Leaving within a frame of a change still leaves its URL behind.
             listen(&["pagehide"], flush_url);
-            let custom = st.custom;
-            Effect::new(move |_| {
-                let json = custom.with(|c| {
-                    c.as_ref()
-                        .and_then(|c| serde_json::to_string(&c.model).ok())
-                });
-                if let Some(w) = web_sys::window() {
-                    let v = json.map_or(wasm_bindgen::JsValue::UNDEFINED, |j| j.into());
-                    let _ = js_sys::Reflect::set(&w, &CUSTOM_KEY.into(), &v);
-                }
-                dispatch(CUSTOM_EVENT);
-            });
         }
         st
-    }
-
-    /// The views module's state: the page's URL and brought model, followed by
-    /// [`AppState::follow_page`] (`src/views.rs` calls it on the page's events).
-    pub fn follower() -> Self {
-        let st = Self::from_query(&location_query());
-        st.follow_page();
-        st
-    }
-
-    /// Sets the state from the page's URL and brought model again (the views module's
-    /// state follows the page's this way).
-    pub fn follow_page(&self) {
-        // This module's own write goes first, so the address holds its latest move.
-        flush_url();
-        self.raw_query.set(location_query());
-        #[cfg(target_arch = "wasm32")]
-        {
-            let json = web_sys::window()
-                .and_then(|w| js_sys::Reflect::get(&w, &CUSTOM_KEY.into()).ok())
-                .and_then(|v| v.as_string());
-            let custom = json
-                .and_then(|j| serde_json::from_str::<Imported>(&j).ok())
-                .and_then(|m| Custom::from_imported(m).ok());
-            if self.custom.with_untracked(|c| c != &custom) {
-                self.custom.set(custom);
-            }
-        }
     }
 
     /// Builds the state from a query string (without `?`): the URL is the single source of

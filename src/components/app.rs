@@ -82,10 +82,10 @@ fn Shell() -> impl IntoView {
             <Notices/>
             <InputsPanel/>
             <section class="vf-results" aria-live="polite">
-                // "Size it" is the page's own; the other views come from the views module
+                // "Size it" is the page's own; the other views come from the views chunk
                 // (`src/lazy.rs`), whose place stays while the user moves between them.
                 {move || is_size.get().then(|| view! { <SizeView/> })}
-                {move || (!is_size.get()).then(|| view! { <Lazy part="view"/> })}
+                {move || (!is_size.get()).then(|| view! { <Lazy part=crate::views::Part::View/> })}
             </section>
         </main>
         <footer class="vf-footer">

@@ -97,11 +97,11 @@ pub fn CommandView() -> impl IntoView {
                 }
             ></textarea>
         </label>
-        {move || any.get().then(|| view! { <Lazy part="command"/> })}
+        {move || any.get().then(|| view! { <Lazy part=crate::views::Part::Command/> })}
     }
 }
 
-/// The checks of the pasted command (in the views module).
+/// The checks of the pasted command (in the views chunk).
 #[component]
 pub fn CommandChecks() -> impl IntoView {
     let st = expect_context::<AppState>();

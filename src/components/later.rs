@@ -24,8 +24,7 @@ pub fn painted() -> bool {
     PAINTED.with(|p| p.get())
 }
 
-/// Called by each module after its mount (the page's `start`, the views module's `begin`,
-/// which keeps a `PAINTED` of its own): builds every [`Later`] after the next paint.
+/// Called after the page's mount (`start`): builds every [`Later`] after the next paint.
 pub fn first_paint_done() {
     #[cfg(target_arch = "wasm32")]
     crate::state::after_paint(|| PAINTED.with(|p| p.set(true)));

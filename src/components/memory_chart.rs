@@ -2,7 +2,7 @@
 //! input moves the bars (their `x` and `width`), the line and the labels; it does not draw
 //! the chart again, and a row is added or removed only when a format is (rows are keyed by
 //! format id). No chart library: the first load carries none (issue 19; plotters draws the
-//! other views' charts, in the views module). Where each mark goes is
+//! other views' charts, in the views chunk). Where each mark goes is
 //! `src/memory_layout.rs`; this component only binds it to the elements.
 
 use crate::memory_layout::{

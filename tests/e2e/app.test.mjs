@@ -23,7 +23,7 @@ test('loads, computes in WASM, and shows the default scenario without errors', a
   await shot(page, 'size-default-light');
 });
 
-test('the catalog is a file beside the wasm: preloaded while the wasm downloads, fetched once, shared with the views module', async () => {
+test('the catalog is a file beside the wasm: preloaded while the wasm downloads, fetched once, shared with the other views', async () => {
   // The wasm comes 800 ms late: the catalog has arrived long before it, and the page still
   // answers from it.
   const slow = await startServer({ delay: { '/vramfit-web-': 800 } });
@@ -46,8 +46,8 @@ test('the catalog is a file beside the wasm: preloaded while the wasm downloads,
   const entries = await page.evaluate((name) => performance.getEntriesByType('resource')
     .filter((e) => new URL(e.name).pathname === name).map((e) => e.initiatorType), catalog[0]);
   assert.deepEqual(entries, ['link']);
-  // Another view (the views module, a second wasm) reads the same file from the cache: the
-  // server sees it once.
+  // Another view (the views chunk of the same wasm, sharing its memory) reads the catalog the
+  // page already holds: the server sees the file once.
   await page.getByTestId('tab-quant').click();
   await page.getByTestId('quant-table').waitFor();
   const hits = slow.stats.requests.filter((r) => r.url.startsWith('/catalog-') && !r.url.startsWith('/catalog-sources'));

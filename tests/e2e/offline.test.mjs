@@ -21,7 +21,7 @@ test('after one visit the app reloads and computes with the network gone', async
   await page.reload();
   await ready(page);
   await page.waitForFunction(() => !!navigator.serviceWorker.controller);
-  // What the first load did not need (the views module, the import worker, the catalog's
+  // What the first load did not need (the views chunk, the import worker, the catalog's
   // sources) is cached a moment after the first result; the footer says when.
   await page.getByTestId('offline-ready').waitFor();
   await server.close();

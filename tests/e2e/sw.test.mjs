@@ -76,18 +76,18 @@ test('the first load fetches what "Size it" needs and nothing else; the rest whe
   await ready(page);
   await settle(server);
   const first = server.stats.requests.map((r) => r.url);
-  const later = /vramfit-views-|vramfit-worker-|catalog-sources-|icon-\d+\.png/;
+  const later = /vramfit-web-[0-9a-f]+_split_views\.wasm|vramfit-worker-|catalog-sources-|icon-\d+\.png/;
   assert.deepEqual(first.filter((u) => later.test(u)), [], first.join(' '));
   assert.ok(first.some((u) => /vramfit-web-[0-9a-f]+_bg\.wasm/.test(u)), first.join(' '));
-  // Another view brings the views module, once; going back and forth fetches nothing more.
+  // Another view brings the views chunk (a part of the page's wasm, src/views.rs), once; going back and forth fetches nothing more.
   await page.getByTestId('tab-budget').click();
   await page.locator('[data-lazy="view"][data-mounted]').waitFor();
   await page.getByTestId('tab-size').click();
   await page.getByTestId('tab-quant').click();
   await page.locator('[data-lazy="view"][data-mounted]').waitFor();
   await settle(server, 400);
-  const views = server.stats.requests.map((r) => r.url).filter((u) => /vramfit-views-/.test(u));
-  assert.equal(views.length, 2, views.join(' ')); // its js and its wasm
+  const views = server.stats.requests.map((r) => r.url).filter((u) => /_split_views\.wasm/.test(u));
+  assert.equal(views.length, 1, views.join(' ')); // one wasm chunk; its loader came with the page
   assert.deepEqual(page.errors, []);
   await page.context().close();
   await server.close();

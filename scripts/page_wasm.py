@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Builds the page's wasm as chunks: the first post-build step (scripts/post_build.py).
+
+The page (the `vramfit-web` bin) has split points (`#[wasm_split]`, src/views.rs): functions
+whose code lives in a chunk of its own, fetched on first call, sharing the main chunk's memory
+and table (wasm_split_cli_support 0.2.4, the splitter Leptos's `#[lazy]` is built for). The
+split runs on the linked wasm, before wasm-bindgen, and needs the linker's relocations; Trunk
+0.21.14's rust pipeline has no step there, so this step builds the page itself:
+1. `cargo rustc -p vramfit-web --bin vramfit-web --target wasm32-unknown-unknown
+   [--release] -- -C link-args=--emit-relocs` (the flag on the final crate only);
+2. `wasm-split-cli`: the main chunk, one `<name>.wasm` per split module, and
+   `__wasm_split.js`, the loader the main chunk's JS imports;
+3. `wasm-bindgen --target web --weak-refs --keep-lld-exports` on the main chunk (the chunks
+   import its `__indirect_function_table`);
+4. release only: `wasm-opt -Oz` on every chunk, with the features rustc's output uses;
+5. names every file by one hash over all of them (`vramfit-web-<hash>…`), rewrites the names
+   the files give each other, and adds to index.html the page's start (preloads of the main
+   JS, the loader and the main wasm; the module script that starts it; the
+   `TrunkApplicationStarted` event and `window.wasmBindings` that Trunk's loader gave) and
+   `<meta name="vramfit-chunks">`, which names the chunks so that the service worker caches
+   them after the first result (scripts/sw_files.py: named only in a `<meta>`, so LATER).
+A binary with split points does not instantiate unsplit (it imports from
+`__wasm_split_placeholder__`), so debug builds (`trunk serve`) go through here too.
+Writes into $TRUNK_STAGING_DIR, or into the directory given as the first argument.
+"""
+import hashlib
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+STEM = "vramfit-web"
+FEATURES = [
+    "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext",
+    "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue",
+]
+
+
+def run(*cmd):
+    r = subprocess.run(cmd)
+    if r.returncode != 0:
+        sys.exit(f"page_wasm.py: `{' '.join(cmd)}` failed ({r.returncode})")
+
+
+def target_dir():
+    meta = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--no-deps"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    return pathlib.Path(json.loads(meta)["target_directory"])
+
+
+def main():
+    out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"])
+    release = os.environ.get("TRUNK_PROFILE", "release") == "release"
+    cargo = ["cargo", "rustc", "-p", STEM, "--bin", STEM, "--target", "wasm32-unknown-unknown"]
+    if release:
+        cargo.append("--release")
+    run(*cargo, "--", "-C", "link-args=--emit-relocs")
+    linked = target_dir() / "wasm32-unknown-unknown" / ("release" if release else "debug") / f"{STEM}.wasm"
+    with tempfile.TemporaryDirectory() as tmp:
+        split, bound = pathlib.Path(tmp) / "split", pathlib.Path(tmp) / "bound"
+        run("wasm-split-cli", str(linked), str(split), "--out-name", STEM, "--target", "web")
+        main_wasm = split / f"{STEM}.wasm"
+        loader = split / "__wasm_split.js"
+        chunks = sorted(p for p in split.glob("*.wasm") if p != main_wasm)
+        if not main_wasm.is_file() or not loader.is_file() or not chunks:
+            sys.exit(f"page_wasm.py: wasm-split-cli wrote no main chunk, loader or chunk in {split}")
+        # --keep-lld-exports: the chunks import the main chunk's function table
+        # (`__indirect_function_table`, an export the linker makes), which wasm-bindgen drops
+        # otherwise; a chunk then fails to instantiate ("table import requires a
+        # WebAssembly.Table"). cargo-leptos passes the same option when it splits.
+        run("wasm-bindgen", "--target", "web", "--weak-refs", "--no-typescript", "--keep-lld-exports",
+            "--out-name", STEM, "--out-dir", str(bound), str(main_wasm))
+        files = {  # role -> (built file, name suffix after the hash)
+            "js": (bound / f"{STEM}.js", ".js"),
+            "wasm": (bound / f"{STEM}_bg.wasm", "_bg.wasm"),
+            "loader": (loader, "_split.js"),
+        }
+        for c in chunks:
+            files[c.name] = (c, f"_{c.stem}.wasm")
+        if release:
+            for role, (path, _) in files.items():
+                if path.suffix == ".wasm":
+                    run("wasm-opt", "-Oz", *FEATURES, str(path), "-o", str(path))
+        digest = hashlib.sha256()
+        for role in sorted(files):
+            digest.update(role.encode() + b"\0" + files[role][0].read_bytes())
+        base = f"{STEM}-{digest.hexdigest()[:16]}"
+        name = {role: base + suffix for role, (_, suffix) in files.items()}
+
+        def rewrite(text, old, new, what):
+            if text.count(old) < 1:
+                sys.exit(f"page_wasm.py: {what} does not name {old}; has wasm-split-cli changed?")
+            return text.replace(old, new)
+
+        js = files["js"][0].read_text(encoding="utf-8")
+        # Only the import statement: the wasm's own import module keeps the name `./__wasm_split.js`
+        # (the key of the imports object the glue builds).
+        js = rewrite(js, 'from "./__wasm_split.js"', f'from "./{name["loader"]}"', "the main JS")
+        js = js.replace(f"{STEM}_bg.wasm", name["wasm"])
+        link = loader.read_text(encoding="utf-8")
+        link = rewrite(link, f'"./{STEM}.js"', f'"./{name["js"]}"', "__wasm_split.js")
+        for c in chunks:
+            link = rewrite(link, f'"./{c.name}"', f'"./{name[c.name]}"', "__wasm_split.js")
+        (out / name["js"]).write_text(js, encoding="utf-8")
+        (out / name["loader"]).write_text(link, encoding="utf-8")
+        for role, (path, _) in files.items():
+            if path.suffix == ".wasm":
+                shutil.copyfile(path, out / name[role])
+    index = out / "index.html"
+    html = index.read_text(encoding="utf-8")
+    if "</head>" not in html:
+        sys.exit("page_wasm.py: index.html has no </head>")
+    if 'name="vramfit-chunks"' in html:
+        sys.exit("page_wasm.py: index.html already names the page's chunks")
+    # Trunk keeps the skipped link (data-trunk-skip, index.html) in its output: drop it.
+    html, n = re.subn(r'<link data-trunk rel="rust" data-bin="vramfit-web"[^>]*>\s*', "", html)
+    if n != 1:
+        sys.exit(f"page_wasm.py: index.html has {n} skipped links for the page's wasm, not one")
+    chunk_names = " ".join(name[c.name] for c in chunks)
+    head = (
+        f'<link rel="modulepreload" href="{name["js"]}">'
+        f'<link rel="modulepreload" href="{name["loader"]}">'
+        f'<link rel="preload" href="{name["wasm"]}" as="fetch" type="application/wasm" crossorigin>'
+        f'<meta name="vramfit-chunks" content="{chunk_names}">'
+        '<script type="module">'
+        f"import init, * as bindings from './{name['js']}';"
+        f"const wasm = await init({{module_or_path: './{name['wasm']}'}});"
+        "window.wasmBindings = bindings;"
+        'dispatchEvent(new CustomEvent("TrunkApplicationStarted", {detail: {wasm}}));'
+        "</script>"
+    )
+    index.write_text(html.replace("</head>", head + "</head>", 1), encoding="utf-8")
+
+
+main()
