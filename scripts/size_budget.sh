@@ -2,7 +2,11 @@
 # Transfer budgets, gzip -9, with a per-file table:
 # - first load: index.html, the service worker and every file index.html names outside its
 #   `<meta>` tags (the app's js, wasm, catalog file, css, manifest and icon: what the browser
-#   fetches at once);
+#   fetches at once, before the first result);
+# - the rest of "Size it": the first view's chunk below the first result and the chunks it
+#   shares with the views chunk (`_split_size_rest.wasm`, `_chunk_<n>.wasm`; src/views.rs),
+#   which the page fetches as soon as the first result is painted; then the first visit's
+#   total, these two together;
 # - the views chunk of the page's wasm (src/views.rs: every view but "Size it", the command
 #   checker's results; scripts/page_wasm.py), fetched when one of them is first shown;
 # - the import worker (crates/vramfit-worker: safetensors import, OOM diagnosis), fetched on first
@@ -18,18 +22,21 @@ cd "$(dirname "$0")/.."
 [ -f dist/index.html ] || { echo "dist/index.html is missing: run trunk build --release first"; exit 1; }
 first=(dist/index.html dist/sw.js)
 views=()
+rest=()
 worker=()
 outside_meta=$(sed -E 's/<meta\b[^>]*>//g' dist/index.html)
 for f in dist/*; do
   n=$(basename "$f")
   case "$n" in index.html | sw.js) continue ;; esac
   case "$n" in
-    vramfit-web-*_split_*.wasm) views+=("$f") ;;
+    vramfit-web-*_split_views.wasm) views+=("$f") ;;
+    vramfit-web-*_split_*.wasm | vramfit-web-*_chunk_*.wasm) rest+=("$f") ;;
     vramfit-worker*) worker+=("$f") ;;
     *) grep -qF "$n" <<< "$outside_meta" && first+=("$f") ;;
   esac
 done
 fail=0
+sum=0
 table() { # title budget-file files...
   local title=$1 budget total=0 raw gz f
   budget=$(tr -dc 0-9 < "$2")
@@ -41,12 +48,19 @@ table() { # title budget-file files...
     printf '%-48s %10d %10d\n' "$(basename "$f")" "$raw" "$gz"
   done
   printf '%-48s %10s %10d  (budget %d)\n\n' total "" "$total" "$budget"
+  sum=$total
   [ "$total" -le "$budget" ] || { echo "$title: $total B exceeds the budget $budget B"; fail=1; }
 }
-table "first load" scripts/size_budget.txt "${first[@]}"
+table "first load (before the first result)" scripts/size_budget.txt "${first[@]}"
+before=$sum
+[ ${#rest[@]} -ge 1 ] || { echo "expected the rest of \"Size it\" (vramfit-web-*_split_size_rest.wasm) in dist/"; exit 1; }
+table "rest of \"Size it\" (right after the first result)" scripts/size_rest_budget.txt "${rest[@]}"
+printf 'first visit, both: %d B gzip\n\n' $((before + sum))
 [ ${#worker[@]} -eq 3 ] || { echo "expected the import worker's loader, js and wasm in index.html, found ${#worker[@]} file(s)"; exit 1; }
 [ ${#views[@]} -eq 1 ] || { echo "expected one views chunk (vramfit-web-*_split_views.wasm) in dist/, found ${#views[@]} file(s)"; exit 1; }
-grep -qF "$(basename "${views[0]}")" <<< "$outside_meta" && { echo "index.html names the views chunk outside its <meta>: the first load would fetch it"; exit 1; }
+for f in "${views[@]}" "${rest[@]}"; do
+  grep -qF "$(basename "$f")" <<< "$outside_meta" && { echo "index.html names $(basename "$f") outside its <meta>: the first load would fetch it before the first result"; exit 1; }
+done
 table "views chunk (when another view is first shown)" scripts/views_budget.txt "${views[@]}"
 table "import worker (on first use)" scripts/worker_budget.txt "${worker[@]}"
 root=$(pwd)

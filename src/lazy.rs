@@ -3,10 +3,10 @@
 //! The first load carries the shell, the inputs and the "Size it" view. The other views and
 //! the command checker's results are a chunk split out of the same wasm (scripts/
 //! page_wasm.py), fetched the first time one of them is shown: [`Lazy`] says it is loading,
-//! awaits [`crate::views::part`], then shows what it built. The chunk shares the page's
+//! awaits [`crate::views::build`], then shows what it built. The chunk shares the page's
 //! memory and reactive graph, so the views follow the page's state like "Size it" does. A
-//! chunk that does not come is said in the place; the place tries again when it is shown
-//! again (the loader keeps only a success).
+//! chunk that does not come is said in the place, with a button that tries again; opening
+//! another tab tries again too (the loader keeps only a success).
 
 use crate::state::{AppState, View};
 use crate::views::Part;
@@ -14,7 +14,7 @@ use leptos::prelude::*;
 
 /// Said in the place when the chunk did not load.
 pub const FAILED: &str =
-    "the view's code could not be downloaded; check the connection and open the tab again";
+    "the view's code could not be downloaded; check the connection, then try again";
 
 /// A place the views chunk fills with `part`. Until then it says it is loading, or why the
 /// chunk did not load.
@@ -44,11 +44,15 @@ pub fn Lazy(
                 {move || {
                     attempt.track();
                     Suspend::new(async move {
-                        let built = crate::views::part(part).await;
+                        let built = crate::views::build(part).await;
                         failed.set_value(built.is_err());
                         match built {
                             Ok(v) => view! { <div data-lazy=part.id() data-mounted="">{v}</div> }.into_any(),
-                            Err(_) => status(FAILED).into_any(),
+                            Err(_) => view! {
+                                {status(FAILED)}
+                                <button type="button" class="vf-button vf-secondary" data-testid="lazy-retry"
+                                    on:click=move |_| attempt.update(|a| *a += 1)>"Try again"</button>
+                            }.into_any(),
                         }
                     })
                 }}

@@ -4,7 +4,9 @@ use crate::charts;
 use crate::components::explained::Explained;
 use crate::components::later::Later;
 use crate::components::memory_chart::{self, MemoryChart};
+use crate::lazy::Lazy;
 use crate::state::AppState;
+use crate::views::Part;
 use leptos::prelude::*;
 use vramfit_core::commands;
 use vramfit_core::export::{plan_csv, plan_markdown};
@@ -116,7 +118,114 @@ pub fn SizeView() -> impl IntoView {
             ok.with(|p| p.map(|p| f(p, u)).unwrap_or_else(|| "–".into()))
         })
     };
+    // What the plan says, each through a memo built again only when it changes. One closure
+    // type per value type (a `fn` picks the part), so Leptos's memo code is there once.
+    let list = move |f: fn(&Plan) -> Vec<String>| {
+        Memo::new(move |_| ok.with(|p| p.map(f).unwrap_or_default()))
+    };
+    let line =
+        move |f: fn(&Plan) -> String| Memo::new(move |_| ok.with(|p| p.map(f).unwrap_or_default()));
+    let has_plan = Memo::new(move |_| ok.with(|p| p.is_some()));
+    // Each checked fix and its outcome, one after the other.
+    let fixes = list(|p| {
+        p.fixes
+            .iter()
+            .flat_map(|f| [f.to_string(), f.outcome()])
+            .collect()
+    });
+    let warnings = list(|p| p.warnings.clone());
+    let verdict_class = line(|p| fit_class(p.estimate.fit).to_string());
+    let verdict_text = line(|p| p.verdict.clone());
+    let fixes = when_any(fixes, |fixes| {
+        let items = move || {
+            fixes.with(|f| {
+                f.chunks(2)
+                    .map(|f| view! { <li data-testid="fix"><Explained text=f[0].clone()/><span class="vf-fix-outcome">{format!(" — {}", f[1])}</span></li> })
+                    .collect_view()
+            })
+        };
+        view! { <div class="vf-fixes"><p>"Checked fixes (each planned again and starts):"</p><ul data-testid="fixes">{items}</ul></div> }
+    });
+    let error = Memo::new(move |_| {
+        st.plan
+            .with(|p| p.as_ref().err().cloned().unwrap_or_default())
+    });
+    view! {
+        <div class="vf-size">
+            {move || error.with(|e| !e.is_empty()).then(|| view! { <p class="vf-verdict vf-bad" role="alert">{error}</p> })}
+            {move || has_plan.get().then(|| view! {
+                <p class=move || verdict_class.get() data-testid="verdict">{move || view! { <Explained text=verdict_text.get()/> }}</p>
+            })}
+            {fixes}
+            {when_any(warnings, |w| view! { <ul class="vf-notes" data-testid="plan-warnings">{explained_items(w)}</ul> })}
+            <div class="vf-figures">
+                <Figure label="Weights per GPU" testid="weights-per-gpu" help="Weights on one GPU at this layout"
+                    value=txt(|p, u| fmt_bytes(p.estimate.weights_bytes, u))
+                    detail=txt(|p, u| format!("{} · {} params · from the {}", fmt_bytes_band(p.weights_band.value, p.weights_band.low, p.weights_band.high, u), vramfit_core::units::fmt_params(p.parameters), p.weights_source.source))/>
+                <Figure label="KV cache pool per GPU" testid="kv-pool-per-gpu" help="Memory left for the paged KV cache"
+                    value=txt(|p, u| fmt_bytes(p.estimate.kv_pool_bytes, u))
+                    detail=txt(|p, u| format!("{} · {} B/token", fmt_bytes_band(p.kv_pool_band.value, p.kv_pool_band.low, p.kv_pool_band.high, u), fmt_count(p.estimate.kv_bytes_per_token)))/>
+                <Figure label="Total per GPU (nvidia-smi)" testid="total-per-gpu" help="What nvidia-smi will show once serving: budget + CUDA graphs + context"
+                    value=txt(|p, u| fmt_bytes(p.estimate.nvidia_smi_bytes, u))
+                    detail=txt(|p, u| format!("of {} usable", fmt_bytes(p.estimate.gpu_total_bytes, u)))/>
+                <Figure label="GPUs needed" testid="gpus-needed" help="The fewest GPUs (tensor × pipeline parallel × replicas) that start the plan and hold the workload"
+                    value=txt(|p, _| p.needed.map_or_else(|| "none fits".to_string(), |n| n.to_string()))
+                    detail=txt(|p, _| match (&p.run, p.needed) {
+                        (Some(_), _) => format!("TP {} × PP {} × {} replica(s) ({})", p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, if p.layout_auto { "chosen: fewest GPUs" } else { "as given" }),
+                        (None, Some(_)) => format!("TP {} × PP {} ({}) does not start", p.tensor_parallel_size, p.pipeline_parallel_size, if p.layout_auto { "chosen" } else { "as given" }),
+                        (None, None) => format!("no layout starts it as asked · {}", p.outcome()),
+                    })/>
+                <Figure label="Longest context" testid="max-context" help="Longest single request the KV pool holds (capped at the model's max_position_embeddings)"
+                    value=txt(|p, _| match (&p.run, p.context_fix()) {
+                        (Some(_), _) => format!("{} tokens", fmt_count(p.estimate.max_model_len_fit)),
+                        (None, Some(l)) => format!("fits at ≤ {} tokens", fmt_count(l)),
+                        (None, None) => p.outcome(),
+                    })
+                    detail=txt(|p, _| if p.run.is_some() { format!("range {}–{} tokens", fmt_num(p.max_context_band.low, 0), fmt_num(p.max_context_band.high, 0)) } else { format!("does not start at {} tokens", fmt_count(p.estimate.max_model_len)) })/>
+                <Figure label="Max concurrency" testid="max-concurrency" help="Requests of max_model_len tokens that fit at once (vLLM's 'Maximum concurrency')"
+                    value=txt(|p, _| match (&p.run, p.context_fix()) {
+                        (Some(_), _) => fmt_num(p.estimate.max_concurrency, 2),
+                        (None, Some(l)) => format!("fits at ≤ {} tokens", fmt_count(l)),
+                        (None, None) => p.outcome(),
+                    })
+                    detail=txt(|p, _| if p.run.is_some() { format!("range {}–{} · {} requests of {} tokens (prompt + output)", fmt_num(p.max_concurrency_band.low, 1), fmt_num(p.max_concurrency_band.high, 1), fmt_num(p.estimate.max_concurrency_workload, 1), fmt_count(p.workload_tokens)) } else { "none: the server does not start".to_string() })/>
+                <Figure label="Decode tokens/s per user" testid="decode-tokens-per-s" help="Decode speed each user sees (1 / inter-token latency) from the serving model of continuous batching at the workload's concurrency or request rate"
+                    value=txt(|p, _| p.run.as_ref().map_or_else(|| "–".to_string(), |r| fmt_num(r.speed.decode_tokens_per_s_per_user, 1)))
+                    detail=txt(|p, _| match &p.run {
+                        None => "no speed: the server does not start".to_string(),
+                        Some(r) if p.speed_validated => format!("{} tok/s total · TTFT {} ms ({}–{}) · held-out range {}–{} · limited by {}", fmt_num(r.total_decode_tokens_per_s, 0), fmt_ms(r.speed.ttft_s), fmt_ms(r.ttft_band.low), fmt_ms(r.ttft_band.high), fmt_num(r.decode_band.low, 1), fmt_num(r.decode_band.high, 1), r.limited_by),
+                        Some(r) => format!("{} tok/s total · TTFT {} ms · not validated for {} (no published measurement) · limited by {}", fmt_num(r.total_decode_tokens_per_s, 0), fmt_ms(r.speed.ttft_s), p.engine, r.limited_by),
+                    })/>
+                <Figure label="Cost" testid="cost" help="Purchase price and cloud on-demand price of the GPUs"
+                    value=txt(|p, _| p.run.as_ref().and_then(|r| r.cost.purchase_usd).map_or("–".into(), fmt_usd))
+                    detail=txt(|p, _| match &p.run {
+                        Some(r) => format!("{}/h · {} per M tokens", r.cost.cloud_usd_per_hour.map_or("–".into(), fmt_usd), r.cost.usd_per_million_tokens.map_or("–".into(), fmt_usd)),
+                        None => "no cost: the server does not start".to_string(),
+                    })/>
+            </div>
+            <MemoryChart/>
+            // Below the first result: built after the first paint (`later.rs`), from a chunk of
+            // its own (`SizeRest`, src/views.rs), so the first result does not wait for its code.
+            <Later>
+            <Lazy part=Part::SizeRest/>
+            </Later>
+        </div>
+    }
+}
+
+/// "Size it" below the first result: the breakdown, the features' costs, the provenance, the
+/// formats side by side, the engine commands, the command checker and the exports. Built
+/// after the first paint, from the first-view chunk (`src/views.rs`, `Part::SizeRest`).
+#[component]
+pub fn SizeRest() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let units = st.units;
+    let ok = PlanOk(st.plan);
     let (copied, set_copied) = signal(false);
+    let list = move |f: fn(&Plan) -> Vec<String>| {
+        Memo::new(move |_| ok.with(|p| p.map(f).unwrap_or_default()))
+    };
+    let has_plan = Memo::new(move |_| ok.with(|p| p.is_some()));
 
     // Rows keyed by part (the breakdown) and by format (the formats table): a recompute
     // rewrites the cells' text, it does not build the rows again (issue 19).
@@ -194,31 +303,13 @@ pub fn SizeView() -> impl IntoView {
             </tr>
         }
     };
-    // What the plan says, each through a memo built again only when it changes. One closure
-    // type per value type (a `fn` picks the part), so Leptos's memo code is there once.
-    let list = move |f: fn(&Plan) -> Vec<String>| {
-        Memo::new(move |_| ok.with(|p| p.map(f).unwrap_or_default()))
-    };
-    let line =
-        move |f: fn(&Plan) -> String| Memo::new(move |_| ok.with(|p| p.map(f).unwrap_or_default()));
-    let has_plan = Memo::new(move |_| ok.with(|p| p.is_some()));
     let notes = list(commands::notes);
-    // Each checked fix and its outcome, one after the other.
-    let fixes = list(|p| {
-        p.fixes
-            .iter()
-            .flat_map(|f| [f.to_string(), f.outcome()])
-            .collect()
-    });
-    let warnings = list(|p| p.warnings.clone());
     let provenance = list(|p| {
         p.provenance
             .iter()
             .map(|e| format!("{}: {} ({})", e.quantity, e.source, e.detail))
             .collect()
     });
-    let verdict_class = line(|p| fit_class(p.estimate.fit).to_string());
-    let verdict_text = line(|p| p.verdict.clone());
     // Commands keyed by position: a recompute rewrites the text of those that changed.
     let command_list = Memo::new(move |_| ok.with(|p| p.map(commands::all).unwrap_or_default()));
     let command_count = Memo::new(move |_| command_list.with(Vec::len));
@@ -236,20 +327,6 @@ pub fn SizeView() -> impl IntoView {
             }
         })
     };
-    let fixes = when_any(fixes, |fixes| {
-        let items = move || {
-            fixes.with(|f| {
-                f.chunks(2)
-                    .map(|f| view! { <li data-testid="fix"><Explained text=f[0].clone()/><span class="vf-fix-outcome">{format!(" — {}", f[1])}</span></li> })
-                    .collect_view()
-            })
-        };
-        view! { <div class="vf-fixes"><p>"Checked fixes (each planned again and starts):"</p><ul data-testid="fixes">{items}</ul></div> }
-    });
-    let error = Memo::new(move |_| {
-        st.plan
-            .with(|p| p.as_ref().err().cloned().unwrap_or_default())
-    });
     let copy_link = move |_| {
         crate::state::flush_url();
         if let Some(w) = web_sys::window() {
@@ -261,61 +338,6 @@ pub fn SizeView() -> impl IntoView {
     };
 
     view! {
-        <div class="vf-size">
-            {move || error.with(|e| !e.is_empty()).then(|| view! { <p class="vf-verdict vf-bad" role="alert">{error}</p> })}
-            {move || has_plan.get().then(|| view! {
-                <p class=move || verdict_class.get() data-testid="verdict">{move || view! { <Explained text=verdict_text.get()/> }}</p>
-            })}
-            {fixes}
-            {when_any(warnings, |w| view! { <ul class="vf-notes" data-testid="plan-warnings">{explained_items(w)}</ul> })}
-            <div class="vf-figures">
-                <Figure label="Weights per GPU" testid="weights-per-gpu" help="Weights on one GPU at this layout"
-                    value=txt(|p, u| fmt_bytes(p.estimate.weights_bytes, u))
-                    detail=txt(|p, u| format!("{} · {} params · from the {}", fmt_bytes_band(p.weights_band.value, p.weights_band.low, p.weights_band.high, u), vramfit_core::units::fmt_params(p.parameters), p.weights_source.source))/>
-                <Figure label="KV cache pool per GPU" testid="kv-pool-per-gpu" help="Memory left for the paged KV cache"
-                    value=txt(|p, u| fmt_bytes(p.estimate.kv_pool_bytes, u))
-                    detail=txt(|p, u| format!("{} · {} B/token", fmt_bytes_band(p.kv_pool_band.value, p.kv_pool_band.low, p.kv_pool_band.high, u), fmt_count(p.estimate.kv_bytes_per_token)))/>
-                <Figure label="Total per GPU (nvidia-smi)" testid="total-per-gpu" help="What nvidia-smi will show once serving: budget + CUDA graphs + context"
-                    value=txt(|p, u| fmt_bytes(p.estimate.nvidia_smi_bytes, u))
-                    detail=txt(|p, u| format!("of {} usable", fmt_bytes(p.estimate.gpu_total_bytes, u)))/>
-                <Figure label="GPUs needed" testid="gpus-needed" help="The fewest GPUs (tensor × pipeline parallel × replicas) that start the plan and hold the workload"
-                    value=txt(|p, _| p.needed.map_or_else(|| "none fits".to_string(), |n| n.to_string()))
-                    detail=txt(|p, _| match (&p.run, p.needed) {
-                        (Some(_), _) => format!("TP {} × PP {} × {} replica(s) ({})", p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, if p.layout_auto { "chosen: fewest GPUs" } else { "as given" }),
-                        (None, Some(_)) => format!("TP {} × PP {} ({}) does not start", p.tensor_parallel_size, p.pipeline_parallel_size, if p.layout_auto { "chosen" } else { "as given" }),
-                        (None, None) => format!("no layout starts it as asked · {}", p.outcome()),
-                    })/>
-                <Figure label="Longest context" testid="max-context" help="Longest single request the KV pool holds (capped at the model's max_position_embeddings)"
-                    value=txt(|p, _| match (&p.run, p.context_fix()) {
-                        (Some(_), _) => format!("{} tokens", fmt_count(p.estimate.max_model_len_fit)),
-                        (None, Some(l)) => format!("fits at ≤ {} tokens", fmt_count(l)),
-                        (None, None) => p.outcome(),
-                    })
-                    detail=txt(|p, _| if p.run.is_some() { format!("range {}–{} tokens", fmt_num(p.max_context_band.low, 0), fmt_num(p.max_context_band.high, 0)) } else { format!("does not start at {} tokens", fmt_count(p.estimate.max_model_len)) })/>
-                <Figure label="Max concurrency" testid="max-concurrency" help="Requests of max_model_len tokens that fit at once (vLLM's 'Maximum concurrency')"
-                    value=txt(|p, _| match (&p.run, p.context_fix()) {
-                        (Some(_), _) => fmt_num(p.estimate.max_concurrency, 2),
-                        (None, Some(l)) => format!("fits at ≤ {} tokens", fmt_count(l)),
-                        (None, None) => p.outcome(),
-                    })
-                    detail=txt(|p, _| if p.run.is_some() { format!("range {}–{} · {} requests of {} tokens (prompt + output)", fmt_num(p.max_concurrency_band.low, 1), fmt_num(p.max_concurrency_band.high, 1), fmt_num(p.estimate.max_concurrency_workload, 1), fmt_count(p.workload_tokens)) } else { "none: the server does not start".to_string() })/>
-                <Figure label="Decode tokens/s per user" testid="decode-tokens-per-s" help="Decode speed each user sees (1 / inter-token latency) from the serving model of continuous batching at the workload's concurrency or request rate"
-                    value=txt(|p, _| p.run.as_ref().map_or_else(|| "–".to_string(), |r| fmt_num(r.speed.decode_tokens_per_s_per_user, 1)))
-                    detail=txt(|p, _| match &p.run {
-                        None => "no speed: the server does not start".to_string(),
-                        Some(r) if p.speed_validated => format!("{} tok/s total · TTFT {} ms ({}–{}) · held-out range {}–{} · limited by {}", fmt_num(r.total_decode_tokens_per_s, 0), fmt_ms(r.speed.ttft_s), fmt_ms(r.ttft_band.low), fmt_ms(r.ttft_band.high), fmt_num(r.decode_band.low, 1), fmt_num(r.decode_band.high, 1), r.limited_by),
-                        Some(r) => format!("{} tok/s total · TTFT {} ms · not validated for {} (no published measurement) · limited by {}", fmt_num(r.total_decode_tokens_per_s, 0), fmt_ms(r.speed.ttft_s), p.engine, r.limited_by),
-                    })/>
-                <Figure label="Cost" testid="cost" help="Purchase price and cloud on-demand price of the GPUs"
-                    value=txt(|p, _| p.run.as_ref().and_then(|r| r.cost.purchase_usd).map_or("–".into(), fmt_usd))
-                    detail=txt(|p, _| match &p.run {
-                        Some(r) => format!("{}/h · {} per M tokens", r.cost.cloud_usd_per_hour.map_or("–".into(), fmt_usd), r.cost.usd_per_million_tokens.map_or("–".into(), fmt_usd)),
-                        None => "no cost: the server does not start".to_string(),
-                    })/>
-            </div>
-            <MemoryChart/>
-            // Below the first result: built after the first paint (`later.rs`).
-            <Later>
             <table class="vf-table" data-testid="breakdown">
                 <caption>"Per-GPU memory, vLLM accounting"</caption>
                 <tbody><For each=move || parts.get() key=|x| x.0 children=part_row/></tbody>
@@ -347,7 +369,5 @@ pub fn SizeView() -> impl IntoView {
                 <button type="button" class="vf-button vf-secondary" data-testid="export-png"
                     on:click=move |_| if let Some(s) = memory_chart::markup() { charts::download_png(&s, 720, 220, "vramfit-memory.png") }>"Chart PNG"</button>
             </div>
-            </Later>
-        </div>
     }
 }

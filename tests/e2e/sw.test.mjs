@@ -79,6 +79,8 @@ test('the first load fetches what "Size it" needs and nothing else; the rest whe
   const later = /vramfit-web-[0-9a-f]+_split_views\.wasm|vramfit-worker-|catalog-sources-|icon-\d+\.png/;
   assert.deepEqual(first.filter((u) => later.test(u)), [], first.join(' '));
   assert.ok(first.some((u) => /vramfit-web-[0-9a-f]+_bg\.wasm/.test(u)), first.join(' '));
+  // The rest of "Size it" is a chunk of its own, fetched once right after the first result.
+  assert.equal(first.filter((u) => /_split_size_rest\.wasm/.test(u)).length, 1, first.join(' '));
   // Another view brings the views chunk (a part of the page's wasm, src/views.rs), once; going back and forth fetches nothing more.
   await page.getByTestId('tab-budget').click();
   await page.locator('[data-lazy="view"][data-mounted]').waitFor();
