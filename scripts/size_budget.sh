@@ -3,14 +3,18 @@
 # - first load: index.html, the service worker and every file index.html names outside its
 #   `<meta>` tags (the app's js, wasm, catalog file, css, manifest and icon: what the browser
 #   fetches at once, before the first result);
-# - the rest of "Size it": the first view's chunk below the first result and the chunks it
-#   shares with the views chunk (`_split_size_rest.wasm`, `_chunk_<n>.wasm`; src/views.rs),
-#   which the page fetches as soon as the first result is painted; then the first visit's
-#   total, these two together;
+# - the rest of "Size it": the first view's chunk below the first result and the shared
+#   chunks it needs (`_split_size_rest.wasm`, `_chunk_<n>.wasm`; src/views.rs), which the
+#   page fetches as soon as the first result is painted; then the first visit's total, these
+#   two together. Which split modules need a shared chunk, the chunk loader (`_split.js`,
+#   written by wasm-split-cli) says in the comment above it (`/* size_rest, views */`);
 # - the views chunk of the page's wasm (src/views.rs: every view but "Size it", the command
-#   checker's results; scripts/page_wasm.py), fetched when one of them is first shown;
-# - the import worker (crates/vramfit-worker: safetensors import, OOM diagnosis), fetched on first
-#   use of those features.
+#   checker's results; scripts/page_wasm.py) and the shared chunks it needs beyond the first
+#   visit's, fetched when one of them is first shown;
+# - the import worker (crates/vramfit-worker: safetensors import, OOM diagnosis) and the page's
+#   client of it (`_split_worker_client.wasm`, src/worker_client.rs, with the shared chunks it
+#   needs beyond the first visit's), fetched on first use of those features.
+# A shared chunk that two of the last two need is in both tables: either may come first.
 # The last two, and the catalog's sources (fetched when the Catalog view opens), are named only
 # in a `<meta>`, and the service worker caches them a moment after the first result.
 # Budgets (bytes) live in scripts/size_budget.txt, views_budget.txt and worker_budget.txt, each set
@@ -30,7 +34,24 @@ for f in dist/*; do
   case "$n" in index.html | sw.js) continue ;; esac
   case "$n" in
     vramfit-web-*_split_views.wasm) views+=("$f") ;;
-    vramfit-web-*_split_*.wasm | vramfit-web-*_chunk_*.wasm) rest+=("$f") ;;
+    vramfit-web-*_split_size_rest.wasm) rest+=("$f") ;;
+    vramfit-web-*_split_worker_client.wasm) worker+=("$f") ;;
+    vramfit-web-*_split_*.wasm) echo "$n: a split module this script does not know"; exit 1 ;;
+    vramfit-web-*_chunk_*.wasm)
+      loader=$(ls dist/vramfit-web-*_split.js)
+      users=$(python3 - "$loader" "$n" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+n = re.search(r"_chunk_(\d+)\.wasm$", sys.argv[2]).group(1)
+m = re.search(r"/\* ([a-z_, ]+) \*/\s*const __chunk_" + n + r" = makeLoad", text)
+print(m.group(1).replace(",", " ") if m else "")
+PY
+)
+      [ -n "$users" ] || { echo "$n: the chunk loader does not say which modules need it"; exit 1; }
+      if [[ " $users " == *" size_rest "* ]]; then rest+=("$f"); else
+        [[ " $users " == *" views "* ]] && views+=("$f")
+        [[ " $users " == *" worker_client "* ]] && worker+=("$f")
+      fi ;;
     vramfit-worker*) worker+=("$f") ;;
     *) grep -qF "$n" <<< "$outside_meta" && first+=("$f") ;;
   esac
@@ -56,13 +77,14 @@ before=$sum
 [ ${#rest[@]} -ge 1 ] || { echo "expected the rest of \"Size it\" (vramfit-web-*_split_size_rest.wasm) in dist/"; exit 1; }
 table "rest of \"Size it\" (right after the first result)" scripts/size_rest_budget.txt "${rest[@]}"
 printf 'first visit, both: %d B gzip\n\n' $((before + sum))
-[ ${#worker[@]} -eq 3 ] || { echo "expected the import worker's loader, js and wasm in index.html, found ${#worker[@]} file(s)"; exit 1; }
-[ ${#views[@]} -eq 1 ] || { echo "expected one views chunk (vramfit-web-*_split_views.wasm) in dist/, found ${#views[@]} file(s)"; exit 1; }
-for f in "${views[@]}" "${rest[@]}"; do
+[ "$(printf '%s\n' "${worker[@]}" | grep -c 'vramfit-worker-')" -eq 3 ] || { echo "expected the import worker's loader, js and wasm in index.html"; exit 1; }
+printf '%s\n' "${worker[@]}" | grep -q '_split_worker_client\.wasm$' || { echo "expected the worker's client chunk (vramfit-web-*_split_worker_client.wasm) in dist/"; exit 1; }
+printf '%s\n' "${views[@]}" | grep -q '_split_views\.wasm$' || { echo "expected the views chunk (vramfit-web-*_split_views.wasm) in dist/"; exit 1; }
+for f in "${views[@]}" "${rest[@]}" "${worker[@]}"; do
   grep -qF "$(basename "$f")" <<< "$outside_meta" && { echo "index.html names $(basename "$f") outside its <meta>: the first load would fetch it before the first result"; exit 1; }
 done
 table "views chunk (when another view is first shown)" scripts/views_budget.txt "${views[@]}"
-table "import worker (on first use)" scripts/worker_budget.txt "${worker[@]}"
+table "import worker and its client (on first use)" scripts/worker_budget.txt "${worker[@]}"
 root=$(pwd)
 for f in dist/*.wasm; do
   for p in "$root" "${CARGO_HOME:-$HOME/.cargo}"; do

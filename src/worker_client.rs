@@ -8,9 +8,16 @@
 //! Every request hears its progress lines and then exactly one answer; if the worker cannot
 //! start or stops, every open request is answered with that error and the next request
 //! starts a fresh worker.
+//!
+//! This client, with the deserializers of the worker's answers (the import and OOM reports),
+//! is a chunk of the page's wasm of its own ([`send_split`], `scripts/page_wasm.py`): only a
+//! drop of files, a Hugging Face import or the OOM view needs it, so the first result does not
+//! wait for its bytes. [`request`] fetches it on the first request; a chunk that does not
+//! come answers that request with [`NO_CLIENT`].
 
 use js_sys::{Object, Reflect};
 use leptos::prelude::{GetValue, SetValue, StoredValue};
+use leptos::wasm_split::{wasm_split, SplitLoaderError};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -23,6 +30,10 @@ use web_sys::{Event, MessageEvent, Worker};
 /// The error shown if the worker answers a request with another request's answer (it never
 /// does: each request has one answer type).
 pub const OTHER_ANSWER: &str = "the import worker answered another request";
+
+/// The answer to a request when the client's chunk could not be fetched or started.
+pub const NO_CLIENT: &str =
+    "the import worker's client could not be downloaded; check the connection, then try again";
 
 type Handler = Rc<dyn Fn(Reply)>;
 
@@ -136,8 +147,7 @@ fn start() -> Result<Client, String> {
 /// Sends `{id, request, files}` to the worker (starting it if needed): `request` the JSON
 /// of `req`, `files` the `File`s of [`Request::ImportFiles`]. `on` hears the progress lines
 /// and then one answer or `Failed`.
-pub fn request(req: &Request, files: Option<&js_sys::Array>, on: impl Fn(Reply) + 'static) {
-    let on: Handler = Rc::new(on);
+fn send(req: &Request, files: Option<&js_sys::Array>, on: Handler) {
     let sent = CLIENT.with(|c| -> Result<(), String> {
         let text = req.to_json();
         let mut c = c.borrow_mut();
@@ -165,6 +175,39 @@ pub fn request(req: &Request, files: Option<&js_sys::Array>, on: impl Fn(Reply) 
     if let Err(e) = sent {
         on(Reply::Failed(e));
     }
+}
+
+/// One request on its way to the chunk: a thin pointer across the split point's call.
+pub struct Outgoing {
+    req: Request,
+    files: Option<js_sys::Array>,
+    on: Handler,
+}
+
+/// The split point (chunk `worker_client`): everything [`send`] reaches leaves the main chunk.
+// OK because: the box is the point; on wasm the call crosses the split as one thin pointer.
+#[allow(clippy::boxed_local)]
+#[wasm_split(worker_client, fallible, wasm_split_path = ::leptos::wasm_split)]
+pub fn send_split(out: Box<Outgoing>) -> Result<(), SplitLoaderError> {
+    send(&out.req, out.files.as_ref(), out.on);
+    Ok(())
+}
+
+/// Sends `req` (and, for [`Request::ImportFiles`], its `File`s) to the worker, fetching the
+/// client's chunk and starting the worker if needed. `on` hears the progress lines and then
+/// one answer or `Failed`; never during this call (the chunk's fetch comes first).
+pub fn request(req: &Request, files: Option<&js_sys::Array>, on: impl Fn(Reply) + 'static) {
+    let on: Handler = Rc::new(on);
+    let out = Box::new(Outgoing {
+        req: req.clone(),
+        files: files.cloned(),
+        on: Rc::clone(&on),
+    });
+    leptos::task::spawn_local(async move {
+        if send_split(out).await.is_err() {
+            on(Reply::Failed(NO_CLIENT.to_string()));
+        }
+    });
 }
 
 /// Requests that supersede one another (a message being typed, the latest drop of files):

@@ -76,7 +76,7 @@ test('the first load fetches what "Size it" needs and nothing else; the rest whe
   await ready(page);
   await settle(server);
   const first = server.stats.requests.map((r) => r.url);
-  const later = /vramfit-web-[0-9a-f]+_split_views\.wasm|vramfit-worker-|catalog-sources-|icon-\d+\.png/;
+  const later = /vramfit-web-[0-9a-f]+_split_(views|worker_client)\.wasm|vramfit-worker-|catalog-sources-|icon-\d+\.png/;
   assert.deepEqual(first.filter((u) => later.test(u)), [], first.join(' '));
   assert.ok(first.some((u) => /vramfit-web-[0-9a-f]+_bg\.wasm/.test(u)), first.join(' '));
   // The rest of "Size it" is a chunk of its own, fetched once right after the first result.

@@ -475,3 +475,21 @@ test('the rest of "Size it" that does not come is said below the first result, w
   assert.deepEqual(page.errors.filter((e) => !/Failed to fetch|ERR_INTERNET_DISCONNECTED|Failed to load resource/.test(e)), []);
   await page.context().close();
 });
+
+test('the import worker\'s client chunk that does not come answers the request with that, and the next request loads it', async () => {
+  const page = await newPage(browser, { serviceWorkers: 'block' });
+  let tries = 0;
+  await page.route(/_split_worker_client\.wasm$/, (route) => (++tries === 1 ? route.abort('internetdisconnected') : route.continue()));
+  await page.goto(`${server.url}/?view=oom`);
+  const msg = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.';
+  await page.getByTestId('oom-input').fill(msg);
+  await page.getByTestId('oom-error').waitFor();
+  assert.equal(await text(page, 'oom-error'), "the import worker's client could not be downloaded; check the connection, then try again");
+  assert.equal(await page.getByTestId('oom-input').inputValue(), msg);
+  await page.getByTestId('oom-input').fill('RuntimeError: CUDA error: out of memory');
+  await page.getByTestId('oom-finding').first().waitFor();
+  assert.equal(tries, 2, 'one failed fetch, one that loaded');
+  assert.equal(await page.getByTestId('oom-error').count(), 0);
+  assert.deepEqual(page.errors.filter((e) => !/Failed to fetch|ERR_INTERNET_DISCONNECTED|Failed to load resource/.test(e)), []);
+  await page.context().close();
+});
