@@ -62,13 +62,13 @@ table() { # title budget-file files...
   local title=$1 budget total=0 raw gz f
   budget=$(tr -dc 0-9 < "$2")
   shift 2
-  printf '%s\n%-48s %10s %10s\n' "$title" file raw gzip-9
+  printf '%s\n%-56s %10s %10s\n' "$title" file raw gzip-9
   for f in "$@"; do
     raw=$(stat -c %s "$f"); gz=$(gzip -9 -c "$f" | wc -c)
     total=$((total + gz))
-    printf '%-48s %10d %10d\n' "$(basename "$f")" "$raw" "$gz"
+    printf '%-56s %10d %10d\n' "$(basename "$f")" "$raw" "$gz"
   done
-  printf '%-48s %10s %10d  (budget %d)\n\n' total "" "$total" "$budget"
+  printf '%-56s %10s %10d  (budget %d)\n\n' total "" "$total" "$budget"
   sum=$total
   [ "$total" -le "$budget" ] || { echo "$title: $total B exceeds the budget $budget B"; fail=1; }
 }
