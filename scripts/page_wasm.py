@@ -7,7 +7,8 @@ and table (wasm_split_cli_support 0.2.4, the splitter Leptos's `#[lazy]` is buil
 split runs on the linked wasm, before wasm-bindgen, and needs the linker's relocations; Trunk
 0.21.14's rust pipeline has no step there, so this step builds the page itself:
 1. `cargo rustc -p vramfit-web --bin vramfit-web --target wasm32-unknown-unknown
-   [--release] -- -C link-args=--emit-relocs` (the flag on the final crate only);
+   [--release] -- -C link-args=--emit-relocs` (the flag on the final crate only), taking the
+   linked wasm's path from cargo's artifact message;
 2. `wasm-split-cli`: the main chunk, one `<name>.wasm` per split module, and
    `__wasm_split.js`, the loader the main chunk's JS imports;
 3. `wasm-bindgen --target web --weak-refs --keep-lld-exports` on the main chunk (the chunks
@@ -46,22 +47,31 @@ def run(*cmd):
         sys.exit(f"page_wasm.py: `{' '.join(cmd)}` failed ({r.returncode})")
 
 
-def target_dir():
-    meta = subprocess.run(
-        ["cargo", "metadata", "--format-version", "1", "--no-deps"],
-        check=True, capture_output=True, text=True,
-    ).stdout
-    return pathlib.Path(json.loads(meta)["target_directory"])
+def build_linked(release):
+    """Builds the page's bin and returns the linked wasm, as cargo names it (its artifact
+    message), so the target directory and profile layout need no guessing."""
+    cmd = ["cargo", "rustc", "-p", STEM, "--bin", STEM, "--target", "wasm32-unknown-unknown",
+           "--message-format=json-render-diagnostics"]
+    if release:
+        cmd.append("--release")
+    cmd += ["--", "-C", "link-args=--emit-relocs"]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)  # diagnostics go to stderr
+    if r.returncode != 0:
+        sys.exit(f"page_wasm.py: `{' '.join(cmd)}` failed ({r.returncode})")
+    for line in r.stdout.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") == "compiler-artifact" and msg["target"]["name"] == STEM \
+                and "bin" in msg["target"]["kind"]:
+            wasm = [f for f in msg["filenames"] if f.endswith(".wasm")]
+            if len(wasm) == 1:
+                return pathlib.Path(wasm[0])
+    sys.exit(f"page_wasm.py: cargo named no wasm for the {STEM} bin")
 
 
 def main():
     out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"])
     release = os.environ.get("TRUNK_PROFILE", "release") == "release"
-    cargo = ["cargo", "rustc", "-p", STEM, "--bin", STEM, "--target", "wasm32-unknown-unknown"]
-    if release:
-        cargo.append("--release")
-    run(*cargo, "--", "-C", "link-args=--emit-relocs")
-    linked = target_dir() / "wasm32-unknown-unknown" / ("release" if release else "debug") / f"{STEM}.wasm"
+    linked = build_linked(release)
     with tempfile.TemporaryDirectory() as tmp:
         split, bound = pathlib.Path(tmp) / "split", pathlib.Path(tmp) / "bound"
         run("wasm-split-cli", str(linked), str(split), "--out-name", STEM, "--target", "web")

@@ -29,6 +29,12 @@ views=()
 rest=()
 worker=()
 outside_meta=$(sed -E 's/<meta\b[^>]*>//g' dist/index.html)
+# The split modules that need each shared chunk, from the comment above its loader.
+declare -A chunk_users
+while read -r id users; do chunk_users[$id]=$users; done < <(awk '
+  /^\/\* [a-z_, ]+ \*\/$/ { u = $0; gsub(/^\/\* | \*\/$|,/, "", u); next }
+  /^const __chunk_[0-9]+ = makeLoad/ { match($0, /__chunk_[0-9]+/); print substr($0, RSTART + 8, RLENGTH - 8), u }
+  { u = "" }' dist/vramfit-web-*_split.js)
 for f in dist/*; do
   n=$(basename "$f")
   case "$n" in index.html | sw.js) continue ;; esac
@@ -38,15 +44,7 @@ for f in dist/*; do
     vramfit-web-*_split_worker_client.wasm) worker+=("$f") ;;
     vramfit-web-*_split_*.wasm) echo "$n: a split module this script does not know"; exit 1 ;;
     vramfit-web-*_chunk_*.wasm)
-      loader=$(ls dist/vramfit-web-*_split.js)
-      users=$(python3 - "$loader" "$n" <<'PY'
-import re, sys
-text = open(sys.argv[1], encoding="utf-8").read()
-n = re.search(r"_chunk_(\d+)\.wasm$", sys.argv[2]).group(1)
-m = re.search(r"/\* ([a-z_, ]+) \*/\s*const __chunk_" + n + r" = makeLoad", text)
-print(m.group(1).replace(",", " ") if m else "")
-PY
-)
+      id=${n##*_chunk_}; users=${chunk_users[${id%.wasm}]:-}
       [ -n "$users" ] || { echo "$n: the chunk loader does not say which modules need it"; exit 1; }
       if [[ " $users " == *" size_rest "* ]]; then rest+=("$f"); else
         [[ " $users " == *" views "* ]] && views+=("$f")

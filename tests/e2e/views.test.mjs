@@ -428,11 +428,20 @@ test('the verdict shows its flags as code', async () => {
   assert.ok(!(await text(page, 'verdict')).includes('`'));
 });
 
-test('a views chunk that does not come is said in its place, the page goes on, and opening a tab again loads it', async () => {
+/** A page (service worker blocked) whose first fetch of the chunk matching `file` fails, as
+ * on a connection that drops; later fetches go through. `tries()` counts the fetches. */
+async function losingFirstFetch(file) {
   const page = await newPage(browser, { serviceWorkers: 'block' });
-  // The first fetch of the views chunk fails, as on a connection that drops; later ones go through.
   let tries = 0;
-  await page.route(/_split_views\.wasm$/, (route) => (++tries === 1 ? route.abort('internetdisconnected') : route.continue()));
+  await page.route(file, (route) => (++tries === 1 ? route.abort('internetdisconnected') : route.continue()));
+  return { page, tries: () => tries };
+}
+
+/** The page's errors other than the failed fetch's (a panic would be one). */
+const beyondTheFetch = (page) => page.errors.filter((e) => !/Failed to fetch|ERR_INTERNET_DISCONNECTED|Failed to load resource/.test(e));
+
+test('a views chunk that does not come is said in its place, the page goes on, and opening a tab again loads it', async () => {
+  const { page, tries } = await losingFirstFetch(/_split_views\.wasm$/);
   await page.goto(`${server.url}/?model=qwen2.5-7b&gpu=l40s`);
   await ready(page);
   await page.getByTestId('tab-quant').click();
@@ -440,24 +449,24 @@ test('a views chunk that does not come is said in its place, the page goes on, a
   await failed.first().waitFor();
   assert.equal(await failed.first().textContent(), "the view's code could not be downloaded; check the connection, then try again");
   assert.equal(await page.getByTestId('quant-table').count(), 0);
-  // The page itself is untouched: "Size it" still answers and follows an input.
+  // The page itself is untouched: "Size it" still answers, as the CLI does.
   await page.getByTestId('tab-size').click();
   const before = await text(page, 'weights-per-gpu');
   assert.ok(before.length > 0);
+  const expected = cli(['plan', 'qwen2.5-7b', '--gpu', 'l40s', '--max-model-len', '8192']);
+  assert.equal(await text(page, 'gpus-needed'), `${expected.needed.gpus} (TP ${expected.needed.tensor_parallel_size})`);
   await page.getByTestId('tab-quant').click();
   await page.getByTestId('quant-table').waitFor();
-  assert.equal(tries, 2, 'one failed fetch, one that loaded');
+  assert.equal(tries(), 2, 'one failed fetch, one that loaded');
   assert.equal(await failed.count(), 0);
   // The only errors are the failed fetch's; no panic.
   assert.ok(page.errors.length > 0);
-  assert.deepEqual(page.errors.filter((e) => !/Failed to fetch|ERR_INTERNET_DISCONNECTED|Failed to load resource/.test(e)), []);
+  assert.deepEqual(beyondTheFetch(page), []);
   await page.context().close();
 });
 
 test('the rest of "Size it" that does not come is said below the first result, which stays, and "Try again" loads it', async () => {
-  const page = await newPage(browser, { serviceWorkers: 'block' });
-  let tries = 0;
-  await page.route(/_split_size_rest\.wasm$/, (route) => (++tries === 1 ? route.abort('internetdisconnected') : route.continue()));
+  const { page, tries } = await losingFirstFetch(/_split_size_rest\.wasm$/);
   await page.goto(`${server.url}/?model=qwen2.5-7b&gpu=l40s`);
   await page.getByTestId('verdict').waitFor();
   const failed = page.getByTestId('lazy-status').filter({ hasText: 'could not be downloaded' });
@@ -469,17 +478,15 @@ test('the rest of "Size it" that does not come is said below the first result, w
   await page.getByTestId('lazy-retry').click();
   await page.getByTestId('formats').waitFor();
   await page.getByTestId('commands').waitFor();
-  assert.equal(tries, 2, 'one failed fetch, one that loaded');
+  assert.equal(tries(), 2, 'one failed fetch, one that loaded');
   assert.equal(await failed.count(), 0);
   assert.equal(await page.getByTestId('lazy-retry').count(), 0);
-  assert.deepEqual(page.errors.filter((e) => !/Failed to fetch|ERR_INTERNET_DISCONNECTED|Failed to load resource/.test(e)), []);
+  assert.deepEqual(beyondTheFetch(page), []);
   await page.context().close();
 });
 
 test('the import worker\'s client chunk that does not come answers the request with that, and the next request loads it', async () => {
-  const page = await newPage(browser, { serviceWorkers: 'block' });
-  let tries = 0;
-  await page.route(/_split_worker_client\.wasm$/, (route) => (++tries === 1 ? route.abort('internetdisconnected') : route.continue()));
+  const { page, tries } = await losingFirstFetch(/_split_worker_client\.wasm$/);
   await page.goto(`${server.url}/?view=oom`);
   const msg = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.';
   await page.getByTestId('oom-input').fill(msg);
@@ -488,8 +495,8 @@ test('the import worker\'s client chunk that does not come answers the request w
   assert.equal(await page.getByTestId('oom-input').inputValue(), msg);
   await page.getByTestId('oom-input').fill('RuntimeError: CUDA error: out of memory');
   await page.getByTestId('oom-finding').first().waitFor();
-  assert.equal(tries, 2, 'one failed fetch, one that loaded');
+  assert.equal(tries(), 2, 'one failed fetch, one that loaded');
   assert.equal(await page.getByTestId('oom-error').count(), 0);
-  assert.deepEqual(page.errors.filter((e) => !/Failed to fetch|ERR_INTERNET_DISCONNECTED|Failed to load resource/.test(e)), []);
+  assert.deepEqual(beyondTheFetch(page), []);
   await page.context().close();
 });
