@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what vramfit needs, at pinned versions, from crates.io, npm and Debian only.
 # Idempotent: every step checks first and skips what is already there.
-#   setup.sh build   tools to build the app (wasm target, trunk, wasm-bindgen-cli, wasm-split-cli, wasm-opt)
-#   setup.sh all     build tools plus test tools (Chromium, chromedriver, playwright-core, axe-core)
+#   setup.sh build   tools to build the app (wasm target, trunk, wasm-bindgen-cli, wasm-split-cli, wasm-opt,
+#                    playwright-core and Chromium, which prerender the home page's first result)
+#   setup.sh all     build tools plus chromedriver
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -70,15 +71,16 @@ fi
 # 5. Crates for the offline Trunk build.
 cargo fetch --locked >/dev/null
 
-if [ "$MODE" = "all" ]; then
-  # 6. Browser for the end-to-end tests.
-  if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
-    log "installing Debian chromium and chromium-driver"
-    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-    $SUDO apt-get update -q
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q chromium chromium-driver
-  else
-    log "chromium present"
-  fi
+# 6. Chromium (Debian's): the build prerenders the home page's first result in it
+#    (scripts/prerender.mjs, a post-build step), and the browser tests drive it.
+#    chromedriver only for `all` (no step uses it; kept for WebDriver-based debugging).
+if [ ! -x /usr/bin/chromium ] || { [ "$MODE" = "all" ] && [ ! -x /usr/bin/chromedriver ]; }; then
+  log "installing Debian chromium"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -q
+  pkgs="chromium"; [ "$MODE" = "all" ] && pkgs="chromium chromium-driver"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $pkgs
+else
+  log "chromium present"
 fi
 log "done"

@@ -1,8 +1,12 @@
 // Browser timing benchmark (not a test): against the release build on 127.0.0.1,
-//  - median of 10 cold loads: navigation start → first result (the verdict) in the DOM, and
-//    painted (first contentful paint; both timed inside the page: helpers.mjs timeFirstResult);
+//  - median of 10 cold loads of a shared link (a scenario in the query): navigation start →
+//    first result (the verdict) in the DOM, and painted (first contentful paint; both timed
+//    inside the page: helpers.mjs timeFirstResult);
+//  - the same for the home page (`/`), whose first result is the build's (scripts/prerender.mjs,
+//    in index.html), and the live page's verdict after it (the wasm's mount);
 //  - median of 20 recomputes: input change → new numbers and redrawn chart in the DOM;
-//  - WebAssembly memory after load;
+//  - WebAssembly memory and the JS heap in use (CDP `Runtime.getHeapUsage`, after a garbage
+//    collection) after load, beside an empty page's in the same harness;
 //  - median of 5: the OOM explainer's first answer, which starts the import worker (a second
 //    wasm module, fetched and compiled then), and the next answer from the running worker;
 //  - median of 20 recomputes after a model change (the model select);
@@ -13,7 +17,8 @@
 //  - median of 5 cold loads under Chromium DevTools' "Fast 3G" preset through CDP
 //    (`Network.emulateNetworkConditions`: 1.6 Mb/s × 0.9 down, 750 kb/s × 0.9 up, 150 ms ×
 //    3.75 latency; devtools-frontend `SDK/NetworkManager.ts` `Fast3GConditions`), service
-//    worker blocked, gzip on: navigation start → first result in the DOM.
+//    worker blocked, gzip on: navigation start → first result in the DOM, for the shared link
+//    and for the home page (and there the live page's verdict).
 // Usage: node tests/e2e/bench.mjs   (after `trunk build --release`; prints Markdown)
 //        BENCH_DIST=/path/to/dist node tests/e2e/bench.mjs   (another build, e.g. main's, to
 //        compare in one session)
@@ -36,10 +41,36 @@ for (let i = 0; i < 10; i++) {
   painted.push(t.painted);
   await page.context().close();
 }
+const home = { dom: [], painted: [], live: [] };
+for (let i = 0; i < 10; i++) {
+  const page = await newPage(browser);
+  await timeFirstResult(page);
+  await page.goto(server.url + '/');
+  const t = await firstResult(page);
+  for (const k of Object.keys(home)) home[k].push(t[k]);
+  await page.context().close();
+}
 const page = await newPage(browser);
 await page.goto(server.url + '/?model=qwen2.5-7b&gpu=h100-sxm');
 await page.getByTestId('verdict').waitFor();
 const heap = await page.evaluate(() => window.wasmBindings?.wasm_memory_bytes?.() ?? NaN);
+// JS heap in use after a garbage collection (CDP), for the page and for an empty document in
+// the same harness (a 404 page, after the same kind of Playwright look-up): the harness's own
+// part (Playwright's injected script, ~0.7 MB, and V8's context) is not the page's.
+const usedHeap = async (p) => {
+  const cdp = await p.context().newCDPSession(p);
+  await cdp.send('HeapProfiler.collectGarbage');
+  return (await cdp.send('Runtime.getHeapUsage')).usedSize;
+};
+const jsHeap = await usedHeap(page);
+const emptyHeap = await (async () => {
+  const p = await newPage(browser, { serviceWorkers: 'block' });
+  await p.goto(server.url + '/no-such-page');
+  await p.locator('body').waitFor();
+  const used = await usedHeap(p);
+  await p.context().close();
+  return used;
+})();
 const recomputes = [];
 const domUpdates = [];
 for (let i = 0; i < 20; i++) {
@@ -135,16 +166,19 @@ const visit = async (serviceWorkers) => {
 };
 const withSw = await visit('allow');
 const noSw = await visit('block');
-// Fast 3G, cold, no service worker.
+// Fast 3G, cold, no service worker: the shared link, then the home page.
 const slow = [];
-for (let i = 0; i < 5; i++) {
+const slowHome = { dom: [], live: [] };
+for (let i = 0; i < 10; i++) {
   const p = await newPage(browser, { serviceWorkers: 'block' });
   const cdp = await p.context().newCDPSession(p);
   await cdp.send('Network.enable');
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 150 * 3.75, downloadThroughput: (1.6 * 1000 * 1000) / 8 * 0.9, uploadThroughput: (750 * 1000) / 8 * 0.9 });
   await timeFirstResult(p);
-  await p.goto(gz.url + '/?model=qwen2.5-7b&gpu=h100-sxm', { timeout: 120000 });
-  slow.push((await firstResult(p, 120000)).dom);
+  await p.goto(gz.url + (i < 5 ? '/?model=qwen2.5-7b&gpu=h100-sxm' : '/'), { timeout: 120000 });
+  const t = await firstResult(p, 120000);
+  if (i < 5) slow.push(t.dom);
+  else for (const k of Object.keys(slowHome)) slowHome[k].push(t[k]);
   await p.context().close();
 }
 await gz.close();
@@ -154,15 +188,24 @@ let chromium = '';
 try { chromium = execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(); } catch { /* optional */ }
 console.log(`## Browser (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores ${os.cpus()[0]?.model ?? ''}, ${chromium}, headless)\n`);
 console.log('| measure | median | min | max |\n|---|---|---|---|');
-console.log(`| cold load → first result in the DOM (10 loads) | ${median(loads).toFixed(0)} ms | ${Math.min(...loads).toFixed(0)} ms | ${Math.max(...loads).toFixed(0)} ms |`);
-console.log(`| cold load → first result painted (10 loads) | ${median(painted).toFixed(0)} ms | ${Math.min(...painted).toFixed(0)} ms | ${Math.max(...painted).toFixed(0)} ms |`);
-console.log(`| input change → new numbers and chart in the DOM (20) | ${median(domUpdates).toFixed(1)} ms | ${Math.min(...domUpdates).toFixed(1)} ms | ${Math.max(...domUpdates).toFixed(1)} ms |`);
-console.log(`| input change → next animation frame after the update (20) | ${median(recomputes).toFixed(1)} ms | ${Math.min(...recomputes).toFixed(1)} ms | ${Math.max(...recomputes).toFixed(1)} ms |`);
+const row = (what, v, digits = 0) => console.log(`| ${what} | ${median(v).toFixed(digits)} ms | ${Math.min(...v).toFixed(digits)} ms | ${Math.max(...v).toFixed(digits)} ms |`);
+row('home page, cold → first result in the DOM (the build\'s; 10 loads)', home.dom);
+row('home page, cold → first result painted (10 loads)', home.painted);
+row('home page, cold → the live page\'s verdict (the wasm mounted; 10 loads)', home.live);
+row('shared link, cold load → first result in the DOM (10 loads)', loads);
+row('shared link, cold load → first result painted (10 loads)', painted);
+row('input change → new numbers and chart in the DOM (20)', domUpdates, 1);
+row('input change → next animation frame after the update (20)', recomputes, 1);
 console.log(`| WebAssembly memory after load | ${(heap / 2 ** 20).toFixed(1)} MiB | | |`);
-console.log(`| OOM explainer, first answer: starts the import worker (5) | ${median(cold).toFixed(0)} ms | ${Math.min(...cold).toFixed(0)} ms | ${Math.max(...cold).toFixed(0)} ms |`);
-console.log(`| OOM explainer, next answer from the running worker (5) | ${median(warm).toFixed(1)} ms | ${Math.min(...warm).toFixed(1)} ms | ${Math.max(...warm).toFixed(1)} ms |`);
-console.log(`| model change → new numbers in the DOM (20) | ${median(models).toFixed(1)} ms | ${Math.min(...models).toFixed(1)} ms | ${Math.max(...models).toFixed(1)} ms |`);
+console.log(`| JS heap in use after load (CDP, after a GC) | ${(jsHeap / 1e6).toFixed(2)} MB | | |`);
+console.log(`| the same, an empty page in the same harness | ${(emptyHeap / 1e6).toFixed(2)} MB | | |`);
+console.log(`| the page's JS heap (above the empty page) + WebAssembly memory | ${((jsHeap - emptyHeap + heap) / 1e6).toFixed(2)} MB | | |`);
+row('OOM explainer, first answer: starts the import worker (5)', cold);
+row('OOM explainer, next answer from the running worker (5)', warm, 1);
+row('model change → new numbers in the DOM (20)', models, 1);
 console.log(`| cold first visit, service worker on: bytes fetched until quiet (gzip, its install included) | ${(withSw.bytes / 1000).toFixed(0)} KB (${withSw.requests} requests) | | |`);
 console.log(`| the same, with what the service worker caches after the first result (every view offline) | ${(withSw.allBytes / 1000).toFixed(0)} KB (${withSw.allRequests} requests) | | |`);
 console.log(`| cold first visit, service worker blocked: bytes fetched (gzip) | ${(noSw.bytes / 1000).toFixed(0)} KB (${noSw.requests} requests) | | |`);
-console.log(`| Fast 3G, cold, no service worker → first result in the DOM (5) | ${median(slow).toFixed(0)} ms | ${Math.min(...slow).toFixed(0)} ms | ${Math.max(...slow).toFixed(0)} ms |`);
+row('Fast 3G, cold, no service worker, home page → first result in the DOM (the build\'s; 5)', slowHome.dom);
+row('Fast 3G, cold, no service worker, home page → the live page\'s verdict (5)', slowHome.live);
+row('Fast 3G, cold, no service worker, shared link → first result in the DOM (5)', slow);

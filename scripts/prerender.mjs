@@ -1,0 +1,95 @@
+// The home page's first result, written into index.html at build time (issue 19): a step of
+// scripts/post_build.py, after the page's start and the catalog are in index.html and before
+// the service worker's file list (which hashes index.html).
+//
+// It loads the built page at `/` (no query: the default scenario, `Inputs::default()`) in
+// headless Chromium, exactly as a visitor would, and takes what the page's own mount attached
+// to the body at the moment the verdict arrived: the first paint's DOM, before anything built
+// after it (src/components/later.rs). So the snapshot is the wasm's own output from this
+// build's catalog, not a second renderer; prerendering by a browser is what react-snap and
+// prerender-spa-plugin do. Form controls keep what they showed (their `value`, `checked` and
+// `selected` properties written as attributes) and are `disabled`, inside an `inert`,
+// `aria-busy` wrapper (`#vf-first`): nothing can be typed into a control that the mount
+// replaces.
+//
+// index.html holds it in `<template id="vf-first-html">`, which the inline script after it
+// puts into the body only when the address has no query: a shared link (any query) is
+// another scenario, and shows nothing until its own result, as before. The page's start
+// (`vramfit_web::start`) removes `#vf-first` in the task that mounts the app, so no frame
+// shows both, and the mount's first paint is the same DOM, now live.
+//
+// Usage: node scripts/prerender.mjs DIR (a built folder; rewrites DIR/index.html in place,
+// idempotently). Fails, naming why, when the page shows no verdict within 30 s or panics.
+import fs from 'node:fs';
+import path from 'node:path';
+import { launch, startServer, newPage } from '../tests/e2e/helpers.mjs';
+
+const dir = process.argv[2];
+if (!dir) {
+  console.error('usage: node scripts/prerender.mjs DIR');
+  process.exit(2);
+}
+const index = path.join(dir, 'index.html');
+const TEMPLATE = /(<template id="vf-first-html">)[\s\S]*?(<\/template>)/;
+const html = fs.readFileSync(index, 'utf8');
+if (!TEMPLATE.test(html)) {
+  console.error('prerender.mjs: index.html has no <template id="vf-first-html">');
+  process.exit(1);
+}
+
+const browser = await launch();
+const server = await startServer({}, dir);
+let snapshot;
+try {
+  const page = await newPage(browser, { serviceWorkers: 'block' });
+  await page.addInitScript(() => {
+    // The same DOM with what its form controls show as attributes, every control disabled.
+    const freeze = (node) => {
+      const copy = node.cloneNode(true);
+      if (node.nodeType !== Node.ELEMENT_NODE) return copy;
+      const from = node.querySelectorAll('input, select, textarea, button');
+      const to = copy.querySelectorAll('input, select, textarea, button');
+      from.forEach((c, i) => {
+        const d = to[i];
+        if (c.tagName === 'INPUT' && (c.type === 'checkbox' || c.type === 'radio')) d.toggleAttribute('checked', c.checked);
+        else if (c.tagName === 'INPUT') d.setAttribute('value', c.value);
+        else if (c.tagName === 'TEXTAREA') d.textContent = c.value;
+        else if (c.tagName === 'SELECT') [...c.options].forEach((o, j) => d.options[j].toggleAttribute('selected', o.selected));
+        d.setAttribute('disabled', '');
+      });
+      return copy;
+    };
+    new MutationObserver((_, o) => {
+      // The mount's verdict (not one of an earlier snapshot, when DIR was prerendered before).
+      if (![...document.querySelectorAll('[data-testid="verdict"]')].some((v) => !v.closest('#vf-first'))) return;
+      o.disconnect();
+      const wrap = document.createElement('div');
+      wrap.id = 'vf-first';
+      wrap.setAttribute('inert', '');
+      wrap.setAttribute('aria-busy', 'true');
+      for (const n of document.body.childNodes) {
+        if (n.nodeType === Node.ELEMENT_NODE && ['NOSCRIPT', 'SCRIPT', 'TEMPLATE'].includes(n.tagName)) continue;
+        if (n.nodeType === Node.ELEMENT_NODE && n.id === 'vf-first') continue;
+        wrap.append(freeze(n));
+      }
+      window.__vfFirst = wrap.outerHTML;
+    }).observe(document, { childList: true, subtree: true });
+  });
+  await page.goto(server.url + '/');
+  await page.waitForFunction(() => window.__vfFirst, null, { timeout: 30000 }).catch(() => {
+    throw new Error(`the page at / showed no verdict within 30 s${page.errors.length ? `: ${page.errors.join('; ')}` : ''}`);
+  });
+  snapshot = await page.evaluate(() => window.__vfFirst);
+  if (page.errors.length) throw new Error(`the page logged errors: ${page.errors.join('; ')}`);
+  if (/<template|<script/i.test(snapshot)) throw new Error('the first result holds a <template> or <script>');
+} catch (e) {
+  console.error(`prerender.mjs: ${e.message}`);
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+  await server.close();
+}
+if (snapshot) {
+  fs.writeFileSync(index, html.replace(TEMPLATE, (_, open, close) => open + snapshot + close));
+  console.log(`prerender.mjs: the home page's first result, ${snapshot.length} characters, in ${index}`);
+}

@@ -1,0 +1,121 @@
+// Issue 19: the home page's first result is in index.html (scripts/prerender.mjs writes it at
+// build time from the page's own first paint), shown before the wasm arrives, replaced by the
+// live page in the task that mounts it; a shared link (any query) never shows it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, startServer, newPage, ready, cli, gib } from './helpers.mjs';
+
+let browser, server;
+before(async () => { browser = await launch(); server = await startServer(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+/** Records, from an init script, every verdict attached to the document (whether it was the
+ * build's, inside #vf-first) and whether a mutation batch ever left two in the document. */
+async function watchVerdicts(page) {
+  await page.addInitScript(() => {
+    window.__verdicts = [];
+    window.__both = false;
+    new MutationObserver(() => {
+      const all = [...document.querySelectorAll('[data-testid="verdict"]')];
+      if (all.length > 1) window.__both = true;
+      for (const v of all) {
+        if (v.__seen) continue;
+        v.__seen = true;
+        window.__verdicts.push({ build: !!v.closest('#vf-first'), at: performance.now() });
+      }
+    }).observe(document, { childList: true, subtree: true });
+  });
+}
+
+// What the first result shows: the verdict, the eight figures (value and detail) and the
+// chart's bars, as text.
+const figures = (page, scope) => page.evaluate((scope) => {
+  const root = document.querySelector(scope);
+  return {
+    verdict: root.querySelector('[data-testid="verdict"]').textContent,
+    figures: [...root.querySelectorAll('.vf-figure')].map((f) => f.textContent),
+    chart: root.querySelector('[data-testid="memory-chart"]')?.textContent ?? null,
+  };
+}, scope);
+
+test('the home page shows its first result from the HTML, the CLI\'s numbers, and the live page takes its place in one task', async () => {
+  const page = await newPage(browser, { serviceWorkers: 'block' });
+  await watchVerdicts(page);
+  // The page's wasm is held back until the build's first result has been read.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route(/\/vramfit-web-[0-9a-f]+_bg\.wasm$/, async (route) => { await held; await route.continue(); });
+  await page.goto(server.url + '/');
+  await page.locator('#vf-first [data-testid="verdict"]').waitFor();
+  const built = await figures(page, '#vf-first');
+  const state = await page.evaluate(() => {
+    const first = document.getElementById('vf-first');
+    const controls = [...first.querySelectorAll('input, select, textarea, button')];
+    const select = first.querySelector('[data-testid="model"]');
+    return {
+      inert: first.inert,
+      busy: first.getAttribute('aria-busy'),
+      controls: controls.length,
+      enabled: controls.filter((c) => !c.disabled).map((c) => c.outerHTML.slice(0, 80)),
+      model: [select.value, select.options.length],
+      gpu: document.querySelector('#vf-first [data-testid="gpu"]').value,
+      length: document.querySelector('#vf-first [data-testid="context-length"]').value,
+      figures: first.querySelectorAll('.vf-figure').length,
+    };
+  });
+  assert.equal(state.inert, true);
+  assert.equal(state.busy, 'true');
+  assert.ok(state.controls > 10, JSON.stringify(state));
+  assert.deepEqual(state.enabled, [], 'every control of the build\'s first result is disabled');
+  assert.deepEqual([state.model, state.gpu, state.length, state.figures], [['llama-3.1-8b', 1], 'h100-sxm', '8192', 8]);
+  // The numbers are the default scenario's, as the CLI computes them (Inputs::default()).
+  const e = cli(['plan', 'llama-3.1-8b', '--gpu', 'h100-sxm', '--max-model-len', '8192']);
+  const value = (id) => page.locator(`#vf-first [data-testid="${id}"]`).textContent();
+  assert.equal(await value('weights-per-gpu'), gib(e.per_gpu.weights_bytes));
+  assert.equal(await value('kv-pool-per-gpu'), gib(e.per_gpu.kv_pool_bytes));
+  assert.equal(await value('max-concurrency'), e.per_gpu.max_concurrency.toFixed(2));
+
+  release();
+  await ready(page);
+  const live = await figures(page, 'body');
+  const after = await page.evaluate(() => ({
+    first: !!document.getElementById('vf-first'),
+    verdicts: document.querySelectorAll('[data-testid="verdict"]').length,
+    disabled: document.querySelector('[data-testid="model"]').disabled,
+    both: window.__both,
+    seen: window.__verdicts.map((v) => v.build),
+  }));
+  assert.deepEqual(after, { first: false, verdicts: 1, disabled: false, both: false, seen: [true, false] });
+  // The live page's first result reads the same as the build's.
+  assert.deepEqual(live, built);
+  // And it answers: a new context length recomputes.
+  await page.getByTestId('context-length').fill('32768');
+  const e32 = cli(['plan', 'llama-3.1-8b', '--gpu', 'h100-sxm', '--max-model-len', '32768']);
+  await page.waitForFunction((v) => document.querySelector('[data-testid="max-concurrency"]').textContent.trim() === v, e32.per_gpu.max_concurrency.toFixed(2));
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('a shared link (any query) never shows the home page\'s result: its first verdict is its own', async () => {
+  for (const q of ['?model=qwen2.5-7b&gpu=l40s', '?view=oom', '?len=8192']) {
+    const page = await newPage(browser, { serviceWorkers: 'block' });
+    await watchVerdicts(page);
+    await page.goto(`${server.url}/${q}`);
+    if (q.includes('view=oom')) await page.getByTestId('oom-input').waitFor();
+    else await ready(page);
+    const seen = await page.evaluate(() => ({ build: window.__verdicts.filter((v) => v.build).length, first: !!document.getElementById('vf-first') }));
+    assert.deepEqual(seen, { build: 0, first: false }, q);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  }
+});
+
+test('a page whose catalog does not come says so, and the build\'s first result does not stay', async () => {
+  const page = await newPage(browser, { serviceWorkers: 'block' });
+  await page.route(/\/catalog-[0-9a-f]{16}\.json$/, (r) => r.fulfill({ status: 503, body: 'down' }));
+  await page.goto(server.url + '/');
+  await page.getByTestId('catalog-missing').waitFor();
+  assert.equal(await page.locator('#vf-first').count(), 0);
+  assert.equal(await page.getByTestId('verdict').count(), 0);
+  await page.context().close();
+});
