@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Transfer budgets, gzip -9, with a per-file table:
 # - first load: index.html, the service worker and every file index.html names outside its
-#   `<meta>` tags (the app's js, wasm, catalog file, css, manifest and icon: what the browser
+#   `<meta>` tags (the app's js, wasm, catalog file, manifest and icon; the css is inline: what the browser
 #   fetches at once, before the first result);
 # - the rest of "Size it": the first view's chunk below the first result and the shared
 #   chunks it needs (`_split_size_rest.wasm`, `_chunk_<n>.wasm`; src/views.rs), which the
