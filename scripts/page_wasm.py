@@ -7,8 +7,8 @@ and table (wasm_split_cli_support 0.2.4, the splitter Leptos's `#[lazy]` is buil
 split runs on the linked wasm, before wasm-bindgen, and needs the linker's relocations; Trunk
 0.21.14's rust pipeline has no step there, so this step builds the page itself:
 1. `cargo rustc -p vramfit-web --bin vramfit-web --target wasm32-unknown-unknown
-   [--release] -- -C link-args=--emit-relocs` (the flag on the final crate only; with the
-   stack size below), taking the
+   [--release] -- -C link-args=--emit-relocs` (the flag on the final crate only; in
+   release, with the stack size below), taking the
    linked wasm's path from cargo's artifact message;
 2. `wasm-split-cli`: the main chunk, one `<name>.wasm` per split module, and
    `__wasm_split.js`, the loader the main chunk's JS imports;
@@ -36,16 +36,18 @@ import sys
 import tempfile
 
 STEM = "vramfit-web"
-# The main chunk's stack (issue 19: JS heap + wasm memory after load). rustc's default for
-# wasm32 is 1 MiB, placed first in memory (`--stack-first`: an overflow runs below address 0
-# and traps; it corrupts nothing). The deepest the page's stack went, over every view, the
-# command checker, the OOM explainer and a config.json nested 127 deep, was 60,880 B
-# (2026-12-05; the lowest non-zero byte of the stack region, tests/e2e/memory.test.mjs);
-# 256 KiB is 4.3 times that, and the test fails if a change takes it past half. Every page
-# holds 768 KiB less memory. (`--initial-memory` to skip the start's 13 `memory.grow`s was
-# measured and dropped: Rust's dlmalloc takes new memory only from `memory.grow`, so the
-# memory between the heap's base and a larger initial size is never used, and the page
-# held 2.5 MiB instead of 2.2 MiB.)
+# The main chunk's stack in release builds (issue 19: JS heap + wasm memory after load).
+# rustc's default for wasm32 is 1 MiB, placed first in memory (`--stack-first`: an overflow
+# runs below address 0 and traps; it corrupts nothing). The deepest the release page's stack
+# went, over every view, the OOM view's model check, the command checker and a config.json
+# nested 127 deep, was 60,880 B (2026-12-05; the stack region painted with a pattern, then
+# the lowest byte changed: tests/e2e/memory.test.mjs); 256 KiB is 4.3 times that, and the
+# test fails if a change takes it past half. Every page holds 768 KiB less memory. Debug
+# builds (`trunk serve` without --release), whose frames are several times larger, keep the
+# default. (`--initial-memory` to skip the start's 13 `memory.grow`s was measured and
+# dropped: Rust's dlmalloc takes new memory only from `memory.grow`, so the memory between
+# the heap's base and a larger initial size is never used, and the page held 2.5 MiB instead
+# of 2.2 MiB.)
 STACK_BYTES = 256 * 1024
 FEATURES = [
     "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext",
@@ -66,7 +68,9 @@ def build_linked(release):
            "--message-format=json-render-diagnostics"]
     if release:
         cmd.append("--release")
-    cmd += ["--", "-C", "link-args=--emit-relocs", "-C", f"link-arg=-zstack-size={STACK_BYTES}"]
+    cmd += ["--", "-C", "link-args=--emit-relocs"]
+    if release:
+        cmd += ["-C", f"link-arg=-zstack-size={STACK_BYTES}"]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)  # diagnostics go to stderr
     if r.returncode != 0:
         sys.exit(f"page_wasm.py: `{' '.join(cmd)}` failed ({r.returncode})")
@@ -150,11 +154,23 @@ def main():
         f'<link rel="modulepreload" href="{name["loader"]}">'
         f'<link rel="preload" href="{name["wasm"]}" as="fetch" type="application/wasm" crossorigin>'
         f'<meta name="vramfit-chunks" content="{chunk_names}">'
+        # A page that cannot start (its JS or wasm did not come, or did not instantiate) says
+        # so, as text, instead of the home page's first result from the build (`#vf-first`,
+        # prerender.mjs) with controls that never come alive.
         '<script type="module">'
-        f"import init, * as bindings from './{name['js']}';"
-        f"const wasm = await init({{module_or_path: './{name['wasm']}'}});"
+        "try {"
+        f"const bindings = await import('./{name['js']}');"
+        f"const wasm = await bindings.default({{module_or_path: './{name['wasm']}'}});"
         "window.wasmBindings = bindings;"
         'dispatchEvent(new CustomEvent("TrunkApplicationStarted", {detail: {wasm}}));'
+        "} catch (e) {"
+        "document.getElementById('vf-first')?.remove();"
+        "const p = document.createElement('p');"
+        "p.className = 'vf-verdict vf-bad'; p.setAttribute('role', 'alert'); p.dataset.testid = 'start-failed';"
+        "p.textContent = `vramfit could not start (${e}). Check the connection and reload the page.`;"
+        "document.body.append(p);"
+        "throw e;"
+        "}"
         "</script>"
     )
     index.write_text(html.replace("</head>", head + "</head>", 1), encoding="utf-8")

@@ -8,15 +8,20 @@
 // after it (src/components/later.rs). So the snapshot is the wasm's own output from this
 // build's catalog, not a second renderer; prerendering by a browser is what react-snap and
 // prerender-spa-plugin do. Form controls keep what they showed (their `value`, `checked` and
-// `selected` properties written as attributes) and are `disabled`, inside an `inert`,
-// `aria-busy` wrapper (`#vf-first`): nothing can be typed into a control that the mount
-// replaces.
+// `selected` properties written as attributes) and are `disabled`, inside an `inert` wrapper
+// (`.vf-first-page`): nothing can be typed into a control that the mount replaces. Beside it,
+// outside the inert part, a `role="status"` note says the calculator is loading (style/main.css
+// shows it only after 0.6 s, so a fast start never flashes it). Both are in `#vf-first`.
 //
 // index.html holds it in `<template id="vf-first-html">`, which the inline script after it
 // puts into the body only when the address has no query: a shared link (any query) is
 // another scenario, and shows nothing until its own result, as before. The page's start
 // (`vramfit_web::start`) removes `#vf-first` in the task that mounts the app, so no frame
-// shows both, and the mount's first paint is the same DOM, now live.
+// shows both, and the mount's first paint is the same DOM, now live; a page whose wasm does
+// not start removes it too and says why (scripts/page_wasm.py's start script).
+//
+// In `trunk serve` builds, index.html carries Trunk's autoreload script, whose WebSocket
+// address is filled in only when Trunk serves the page; the capture loads the page without it.
 //
 // Usage: node scripts/prerender.mjs DIR (a built folder; rewrites DIR/index.html in place,
 // idempotently). Fails, naming why, when the page shows no verdict within 30 s or panics.
@@ -42,6 +47,11 @@ const server = await startServer({}, dir);
 let snapshot;
 try {
   const page = await newPage(browser, { serviceWorkers: 'block' });
+  await page.route(server.url + '/', async (route) => {
+    const res = await route.fetch();
+    const body = (await res.text()).replace(/<script[^>]*>(?:(?!<\/script>)[\s\S])*\{\{__TRUNK_ADDRESS__\}\}[\s\S]*?<\/script>/g, '');
+    await route.fulfill({ response: res, body });
+  });
   await page.addInitScript(() => {
     // The same DOM with what its form controls show as attributes, every control disabled.
     const freeze = (node) => {
@@ -63,16 +73,22 @@ try {
       // The mount's verdict (not one of an earlier snapshot, when DIR was prerendered before).
       if (![...document.querySelectorAll('[data-testid="verdict"]')].some((v) => !v.closest('#vf-first'))) return;
       o.disconnect();
+      const first = document.createElement('div');
+      first.id = 'vf-first';
+      const status = document.createElement('p');
+      status.className = 'vf-first-status';
+      status.setAttribute('role', 'status');
+      status.textContent = 'Loading the calculator…';
       const wrap = document.createElement('div');
-      wrap.id = 'vf-first';
+      wrap.className = 'vf-first-page';
       wrap.setAttribute('inert', '');
-      wrap.setAttribute('aria-busy', 'true');
       for (const n of document.body.childNodes) {
         if (n.nodeType === Node.ELEMENT_NODE && ['NOSCRIPT', 'SCRIPT', 'TEMPLATE'].includes(n.tagName)) continue;
         if (n.nodeType === Node.ELEMENT_NODE && n.id === 'vf-first') continue;
         wrap.append(freeze(n));
       }
-      window.__vfFirst = wrap.outerHTML;
+      first.append(status, wrap);
+      window.__vfFirst = first.outerHTML;
     }).observe(document, { childList: true, subtree: true });
   });
   await page.goto(server.url + '/');

@@ -6,7 +6,8 @@
 //    in index.html), and the live page's verdict after it (the wasm's mount);
 //  - median of 20 recomputes: input change → new numbers and redrawn chart in the DOM;
 //  - WebAssembly memory and the JS heap in use (CDP `Runtime.getHeapUsage`, after a garbage
-//    collection) after load, beside an empty page's in the same harness;
+//    collection, on a page Playwright has injected nothing into) after load, beside
+//    about:blank's;
 //  - median of 5: the OOM explainer's first answer, which starts the import worker (a second
 //    wasm module, fetched and compiled then), and the next answer from the running worker;
 //  - median of 20 recomputes after a model change (the model select);
@@ -54,23 +55,25 @@ const page = await newPage(browser);
 await page.goto(server.url + '/?model=qwen2.5-7b&gpu=h100-sxm');
 await page.getByTestId('verdict').waitFor();
 const heap = await page.evaluate(() => window.wasmBindings?.wasm_memory_bytes?.() ?? NaN);
-// JS heap in use after a garbage collection (CDP), for the page and for an empty document in
-// the same harness (a 404 page, after the same kind of Playwright look-up): the harness's own
-// part (Playwright's injected script, ~0.7 MB, and V8's context) is not the page's.
-const usedHeap = async (p) => {
+// JS heap in use after a garbage collection (CDP `Runtime.getHeapUsage`), on a fresh page
+// that Playwright only evaluates in (a locator or waitForFunction would inject Playwright's
+// own script into the page's heap, +0.5 MB), with the service worker as a visitor has it; beside about:blank's
+// in the same harness (V8's context, which any page pays).
+const usedHeap = async (url) => {
+  const p = await newPage(browser);
+  await p.goto(url);
+  // Polled with plain evaluations: waitForFunction injects Playwright's script (+0.5 MB).
+  while (url !== 'about:blank' && !(await p.evaluate(() => !!document.querySelector('[data-testid="formats"]')))) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const cdp = await p.context().newCDPSession(p);
   await cdp.send('HeapProfiler.collectGarbage');
-  return (await cdp.send('Runtime.getHeapUsage')).usedSize;
-};
-const jsHeap = await usedHeap(page);
-const emptyHeap = await (async () => {
-  const p = await newPage(browser, { serviceWorkers: 'block' });
-  await p.goto(server.url + '/no-such-page');
-  await p.locator('body').waitFor();
-  const used = await usedHeap(p);
+  const used = (await cdp.send('Runtime.getHeapUsage')).usedSize;
   await p.context().close();
   return used;
-})();
+};
+const jsHeap = await usedHeap(server.url + '/?model=qwen2.5-7b&gpu=h100-sxm');
+const blankHeap = await usedHeap('about:blank');
 const recomputes = [];
 const domUpdates = [];
 for (let i = 0; i < 20; i++) {
@@ -197,9 +200,9 @@ row('shared link, cold load → first result painted (10 loads)', painted);
 row('input change → new numbers and chart in the DOM (20)', domUpdates, 1);
 row('input change → next animation frame after the update (20)', recomputes, 1);
 console.log(`| WebAssembly memory after load | ${(heap / 2 ** 20).toFixed(1)} MiB | | |`);
-console.log(`| JS heap in use after load (CDP, after a GC) | ${(jsHeap / 1e6).toFixed(2)} MB | | |`);
-console.log(`| the same, an empty page in the same harness | ${(emptyHeap / 1e6).toFixed(2)} MB | | |`);
-console.log(`| the page's JS heap (above the empty page) + WebAssembly memory | ${((jsHeap - emptyHeap + heap) / 1e6).toFixed(2)} MB | | |`);
+console.log(`| JS heap in use after load (CDP, after a GC; no Playwright script in it) | ${(jsHeap / 1e6).toFixed(2)} MB | | |`);
+console.log(`| the same, about:blank (V8's context alone) | ${(blankHeap / 1e6).toFixed(2)} MB | | |`);
+console.log(`| JS heap + WebAssembly memory after load | ${((jsHeap + heap) / 1e6).toFixed(2)} MB | | |`);
 row('OOM explainer, first answer: starts the import worker (5)', cold);
 row('OOM explainer, next answer from the running worker (5)', warm, 1);
 row('model change → new numbers in the DOM (20)', models, 1);

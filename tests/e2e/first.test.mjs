@@ -53,8 +53,8 @@ test('the home page shows its first result from the HTML, the CLI\'s numbers, an
     const controls = [...first.querySelectorAll('input, select, textarea, button')];
     const select = first.querySelector('[data-testid="model"]');
     return {
-      inert: first.inert,
-      busy: first.getAttribute('aria-busy'),
+      inert: first.querySelector('.vf-first-page').inert,
+      status: [...first.querySelectorAll('[role="status"]')].map((s) => [s.textContent, s.closest('[inert]') === null]),
       controls: controls.length,
       enabled: controls.filter((c) => !c.disabled).map((c) => c.outerHTML.slice(0, 80)),
       model: [select.value, select.options.length],
@@ -64,7 +64,8 @@ test('the home page shows its first result from the HTML, the CLI\'s numbers, an
     };
   });
   assert.equal(state.inert, true);
-  assert.equal(state.busy, 'true');
+  // A loading note, outside the inert part (assistive technology reads it).
+  assert.deepEqual(state.status, [['Loading the calculator…', true]]);
   assert.ok(state.controls > 10, JSON.stringify(state));
   assert.deepEqual(state.enabled, [], 'every control of the build\'s first result is disabled');
   assert.deepEqual([state.model, state.gpu, state.length, state.figures], [['llama-3.1-8b', 1], 'h100-sxm', '8192', 8]);
@@ -108,6 +109,20 @@ test('a shared link (any query) never shows the home page\'s result: its first v
     assert.deepEqual(page.errors, []);
     await page.context().close();
   }
+});
+
+test('a page whose wasm does not come says so, as text, instead of keeping the build\'s first result', async () => {
+  const page = await newPage(browser, { serviceWorkers: 'block' });
+  await page.route(/\/vramfit-web-[0-9a-f]+_bg\.wasm$/, (r) => r.fulfill({ status: 404, body: '<b>gone</b>' }));
+  await page.goto(server.url + '/');
+  await page.getByTestId('start-failed').waitFor();
+  const failed = await page.getByTestId('start-failed').evaluate((p) => ({ role: p.getAttribute('role'), text: p.textContent, markup: p.children.length }));
+  assert.equal(failed.role, 'alert');
+  assert.match(failed.text, /^vramfit could not start \(.+\)\. Check the connection and reload the page\.$/);
+  assert.equal(failed.markup, 0);
+  assert.equal(await page.locator('#vf-first').count(), 0);
+  assert.equal(await page.getByTestId('verdict').count(), 0);
+  await page.context().close();
 });
 
 test('a page whose catalog does not come says so, and the build\'s first result does not stay', async () => {
