@@ -14,8 +14,8 @@
 // shows it only after 0.6 s, so a fast start never flashes it). Both are in `#vf-first`.
 //
 // index.html holds it in `<template id="vf-first-html">`, which the inline script after it
-// puts into the body only when the address has no query: a shared link (any query) is
-// another scenario, and shows nothing until its own result, as before. The page's start
+// puts into the body whole only when the address has no query: a shared link (any query) is
+// another scenario, and gets the loading note alone until its own result. The page's start
 // (`vramfit_web::start`) removes `#vf-first` in the task that mounts the app, so no frame
 // shows both, and the mount's first paint is the same DOM, now live; a page whose wasm does
 // not start removes it too and says why (scripts/page_wasm.py's start script).

@@ -97,11 +97,18 @@ test('the home page shows its first result from the HTML, the CLI\'s numbers, an
   await page.context().close();
 });
 
-test('a shared link (any query) never shows the home page\'s result: its first verdict is its own', async () => {
+test('a shared link (any query) never shows the home page\'s result, only the loading note: its first verdict is its own', async () => {
   for (const q of ['?model=qwen2.5-7b&gpu=l40s', '?view=oom', '?len=8192']) {
     const page = await newPage(browser, { serviceWorkers: 'block' });
     await watchVerdicts(page);
+    let release;
+    const held = new Promise((r) => { release = r; });
+    await page.route(/\/vramfit-web-[0-9a-f]+_bg\.wasm$/, async (route) => { await held; await route.continue(); });
     await page.goto(`${server.url}/${q}`);
+    // Before the wasm: the loading note alone, none of the build's page.
+    await page.locator('#vf-first [role="status"]').waitFor({ state: 'attached' });
+    assert.deepEqual(await page.evaluate(() => [document.querySelectorAll('#vf-first > *').length, !!document.querySelector('.vf-first-page, [data-testid="verdict"]')]), [1, false], q);
+    release();
     if (q.includes('view=oom')) await page.getByTestId('oom-input').waitFor();
     else await ready(page);
     const seen = await page.evaluate(() => ({ build: window.__verdicts.filter((v) => v.build).length, first: !!document.getElementById('vf-first') }));
