@@ -19,6 +19,9 @@ step() {
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy" cargo clippy --workspace --all-targets -j2 -- -D warnings
 step "cargo test" cargo test --workspace -j2
+# The core as the page builds it (no embedded catalog, no import, no OOM reader): its own tests
+# compile and pass; those that read the embedded catalog need `bundled`.
+step "cargo test (core, no features)" cargo test -p vramfit-core --no-default-features -j2
 step "cli build" cargo build -p vramfit-cli -j2
 step "accuracy report and held-out targets" cargo run --release -q -p vramfit-cli -j2 -- accuracy --check docs/ACCURACY.md
 step "trunk build --release" trunk build --release

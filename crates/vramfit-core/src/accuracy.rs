@@ -536,7 +536,7 @@ pub const HEADLINE: [(&str, f64, f64, usize); 3] = [
     ),
 ];
 
-#[cfg(test)]
+#[cfg(all(test, feature = "bundled"))] // the tests read the embedded catalog
 mod tests {
     use super::*;
 

@@ -572,7 +572,8 @@ impl Catalog {
     /// [`UnknownGpu`] with catalog ids ranked by token similarity when no entry fits.
     ///
     /// # Example
-    /// ```
+    #[cfg_attr(feature = "bundled", doc = "```")]
+    #[cfg_attr(not(feature = "bundled"), doc = "```ignore")]
     /// let cat = vramfit_core::catalog::Catalog::bundled();
     /// let m = cat.resolve_gpu("NVIDIA H100 80GB").unwrap();
     /// assert_eq!(m.gpu.id, "h100-sxm");

@@ -383,7 +383,8 @@ fn closest(cat: &Catalog, name: &str) -> Vec<String> {
 /// unknown GPU.
 ///
 /// # Example
-/// ```
+#[cfg_attr(feature = "bundled", doc = "```")]
+#[cfg_attr(not(feature = "bundled"), doc = "```ignore")]
 /// use vramfit_core::{catalog::Catalog, command::check, plan::Inputs};
 /// let cat = Catalog::bundled();
 /// let c = check(&cat, &Inputs::default(), "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --quantization awq").unwrap();
@@ -480,5 +481,5 @@ fn format_of(method: &str) -> Option<WeightFormat> {
     WeightFormat::parse(method).filter(|f| f.is_quantized())
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "bundled"))] // the tests read the embedded catalog
 mod tests;

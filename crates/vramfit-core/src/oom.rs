@@ -19,7 +19,8 @@
 //!
 //! # Example
 //!
-//! ```
+#![cfg_attr(feature = "oom", doc = "```")]
+#![cfg_attr(not(feature = "oom"), doc = "```ignore")]
 //! use vramfit_core::oom::{diagnose, parse, Cause, OomSource};
 //!
 //! // pytorch/pytorch#16417 (comment, 2024-03-13)

@@ -551,7 +551,8 @@ pub fn limit_of(s: &Scenario, e: &Estimate, replicas: u64, sv: &Serving) -> &'st
 /// Unknown model or GPU, or an unusable config (see [`PlanError`]).
 ///
 /// # Example
-/// ```
+#[cfg_attr(feature = "bundled", doc = "```")]
+#[cfg_attr(not(feature = "bundled"), doc = "```ignore")]
 /// let cat = vramfit_core::catalog::Catalog::bundled();
 /// let p = vramfit_core::plan::plan(&cat, &vramfit_core::plan::Inputs::default()).unwrap();
 /// assert!(p.estimate.weights_bytes > 0);

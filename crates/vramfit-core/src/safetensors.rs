@@ -24,7 +24,8 @@
 //!
 //! # Example
 //!
-//! ```
+#![cfg_attr(feature = "import", doc = "```")]
+#![cfg_attr(not(feature = "import"), doc = "```ignore")]
 //! use vramfit_core::safetensors::{header_len, parse_header, Dtype, Report};
 //!
 //! // A file with one BF16 tensor of shape [2, 2] (8 bytes of data).

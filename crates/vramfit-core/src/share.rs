@@ -205,7 +205,7 @@ pub fn decode_checked(cat: &crate::catalog::Catalog, query: &str) -> (Inputs, Ve
     (i, notices)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "bundled"))] // the tests read the embedded catalog
 mod tests {
     use super::*;
     use crate::dtype::{KvDtype, WeightFormat};

@@ -16,7 +16,7 @@ use std::cell::RefCell;
 
 /// Every entry of one catalog file (a JSON list), read by `read`; errors name the file, the
 /// entry and the field.
-#[cfg(test)]
+#[cfg(all(test, feature = "bundled"))]
 pub(super) fn entries<T>(
     path: &str,
     text: &str,
@@ -425,7 +425,7 @@ fn non_text(v: &Value) -> Result<NonTextParams, String> {
     o.done(n)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "bundled"))] // the tests read the embedded catalog
 mod tests {
     use super::super::{GPU_FILES, MODEL_FILES};
     use super::*;

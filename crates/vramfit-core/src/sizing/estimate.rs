@@ -159,7 +159,8 @@ impl Estimate {
     /// replicate; the verdict says why).
     ///
     /// # Example
-    /// ```
+    #[cfg_attr(feature = "bundled", doc = "```")]
+    #[cfg_attr(not(feature = "bundled"), doc = "```ignore")]
     /// let cat = vramfit_core::catalog::Catalog::bundled();
     /// let p = vramfit_core::plan::plan(&cat, &vramfit_core::plan::Inputs::default()).unwrap();
     /// let per = p.estimate.requests_per_replica();
@@ -181,7 +182,8 @@ impl Estimate {
     /// CUDA context). Their sum is what nvidia-smi shows, less the budget's unused slack.
     ///
     /// # Example
-    /// ```
+    #[cfg_attr(feature = "bundled", doc = "```")]
+    #[cfg_attr(not(feature = "bundled"), doc = "```ignore")]
     /// let cat = vramfit_core::catalog::Catalog::bundled();
     /// let p = vramfit_core::plan::plan(&cat, &vramfit_core::plan::Inputs::default()).unwrap();
     /// let parts = p.estimate.parts();

@@ -219,7 +219,7 @@ impl KvGroups {
     }
 
     /// Layers over all groups.
-    #[cfg(test)]
+    #[cfg(all(test, feature = "bundled"))]
     pub(super) fn layers(&self) -> u64 {
         self.windows.as_slice().iter().map(|&(_, n)| n).sum::<u64>() + self.full
     }
@@ -512,5 +512,5 @@ impl KvGroups {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "bundled"))] // the tests read the embedded catalog
 mod tests;

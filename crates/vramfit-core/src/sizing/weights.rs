@@ -360,5 +360,5 @@ fn for_each_stage_weights(s: &Scenario, mut each: impl FnMut(u64)) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "bundled"))] // the tests read the embedded catalog
 mod tests;
