@@ -28,6 +28,22 @@ const put = async (cache, url, res) => {
   await cache.put(url, res);
 };
 
+// The page to cache as './', with its text. Every address of the app is the same index.html
+// (the scenario is in the query), and the page that registers the worker has just been
+// fetched: a first visit through a shared link (`/?model=…`) takes that response from the
+// HTTP cache (`force-cache`) instead of downloading './' again, if it is this build's.
+// Otherwise './', revalidated.
+const thisPage = async () => {
+  for (const c of await self.clients.matchAll({ type: 'window', includeUncontrolled: true })) {
+    if (!PAGES.has(c.url.split(/[?#]/)[0])) continue;
+    const res = await fetch(c.url.split('#')[0], { cache: 'force-cache' }).catch(() => null);
+    const html = res?.ok ? await res.clone().text() : '';
+    if (res?.ok && HASHED.every((u) => html.includes(u))) return [res, html];
+  }
+  const res = await fetch('./', { cache: 'no-cache' });
+  return [res, await res.clone().text()];
+};
+
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     // An update (an older build's cache exists) takes LATER at once: its visitor has been
@@ -35,8 +51,7 @@ self.addEventListener('install', (event) => {
     const update = (await caches.keys()).some((k) => k.startsWith('vramfit-') && k !== CACHE);
     const first = (list) => (update ? list : now(list));
     const cache = await caches.open(CACHE);
-    const page = await fetch('./', { cache: 'no-cache' });
-    const html = await page.clone().text();
+    const [page, html] = await thisPage();
     if (!HASHED.every((u) => html.includes(u))) throw new Error(`index.html is not build ${BUILD}'s`);
     await Promise.all([
       put(cache, './', page),

@@ -69,6 +69,35 @@ for (const cache of ['http', 'none']) {
   });
 }
 
+test('a first visit through a shared link downloads the page once: the service worker caches the response the browser already has', async () => {
+  // With either server's headers: a `no-cache` response is stored too, and `force-cache`
+  // takes it without asking the server again.
+  for (const cache of ['http', 'none']) {
+    const server = await startServer({ cache });
+    const page = await newPage(browser);
+    try {
+      await page.goto(server.url + '/?model=qwen2.5-7b&gpu=l40s');
+      await ready(page);
+      await page.evaluate(async () => { await navigator.serviceWorker.ready; });
+      await settle(server);
+      const pages = server.stats.requests.filter((r) => /^\/(index\.html)?(\?.*)?$/.test(r.url)).map((r) => `${r.url} ${r.status}`);
+      assert.deepEqual(pages, ['/?model=qwen2.5-7b&gpu=l40s 200'], cache);
+      // The page it cached as './' is this build's: once every view is cached, offline, the
+      // start page and another link load.
+      await page.getByTestId('offline-ready').waitFor();
+      await page.context().setOffline(true);
+      for (const url of ['/', '/?model=llama-3.1-8b&gpu=h100-sxm']) {
+        await page.goto(server.url + url);
+        await ready(page);
+      }
+      assert.deepEqual(page.errors.filter((x) => !/Failed to load resource|net::ERR_/.test(x)), []);
+    } finally {
+      await page.context().close();
+      await server.close();
+    }
+  }
+});
+
 test('the first load fetches what "Size it" needs and nothing else; the rest when used', async () => {
   const server = await startServer({ cache: 'http' });
   const page = await newPage(browser, { serviceWorkers: 'block' });
