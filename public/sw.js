@@ -28,17 +28,20 @@ const put = async (cache, url, res) => {
   await cache.put(url, res);
 };
 
+// This build's page: index.html names every content-hashed file and carries BUILD
+// (scripts/sw_files.py writes `<meta name="vramfit-build">`).
+const ours = (html) => HASHED.every((u) => html.includes(u)) && html.includes(`content="${BUILD}"`);
 // The page to cache as './', with its text. Every address of the app is the same index.html
 // (the scenario is in the query), and the page that registers the worker has just been
 // fetched: a first visit through a shared link (`/?model=…`) takes that response from the
-// HTTP cache (`force-cache`) instead of downloading './' again, if it is this build's.
-// Otherwise './', revalidated.
+// HTTP cache (`only-if-cached`: a miss costs no download) if it is this build's. Otherwise
+// './', revalidated.
 const thisPage = async () => {
   for (const c of await self.clients.matchAll({ type: 'window', includeUncontrolled: true })) {
     if (!PAGES.has(c.url.split(/[?#]/)[0])) continue;
-    const res = await fetch(c.url.split('#')[0], { cache: 'force-cache' }).catch(() => null);
+    const res = await fetch(c.url.split('#')[0], { cache: 'only-if-cached', mode: 'same-origin' }).catch(() => null);
     const html = res?.ok ? await res.clone().text() : '';
-    if (res?.ok && HASHED.every((u) => html.includes(u))) return [res, html];
+    if (html && ours(html)) return [res, html];
   }
   const res = await fetch('./', { cache: 'no-cache' });
   return [res, await res.clone().text()];
@@ -52,7 +55,7 @@ self.addEventListener('install', (event) => {
     const first = (list) => (update ? list : now(list));
     const cache = await caches.open(CACHE);
     const [page, html] = await thisPage();
-    if (!HASHED.every((u) => html.includes(u))) throw new Error(`index.html is not build ${BUILD}'s`);
+    if (!ours(html)) throw new Error(`index.html is not build ${BUILD}'s`);
     await Promise.all([
       put(cache, './', page),
       ...first(HASHED).map(async (u) => put(cache, u, (await caches.match(u)) || (await fresh(u)))),

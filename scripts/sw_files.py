@@ -6,7 +6,9 @@ and deletes every other cache of the app when it activates (public/sw.js). This 
 last of scripts/post_build.py (a Trunk post-build hook), replaces sw.js's `const BUILD = …`
 line with:
 - BUILD: a hash over every file's name and content (index.html included), so a new build
-  means a new sw.js (which the browser takes as an update) and a new cache;
+  means a new sw.js (which the browser takes as an update) and a new cache; it is also
+  written into index.html (`<meta name="vramfit-build">`, left out of the hash), which the
+  service worker checks before it caches a page;
 - HASHED: the files named by their content (Trunk's hashes, page_wasm.py's,
   module_files.py's, catalog_sources.py's): the same name is the same bytes, so the service worker may take
   them from an older build's cache or from the HTTP cache. Every one must be named in
@@ -34,10 +36,16 @@ HASHED_NAME = re.compile(r"-[0-9a-f]{12,16}(?=[._])")
 files = sorted(
     f.relative_to(out).as_posix() for f in out.rglob("*") if f.is_file() and f != sw
 )
+# index.html carries the build's id (`<meta name="vramfit-build">`), so that the service worker
+# can tell this build's page from another one that names the same content-hashed files (an
+# index.html-only change: its inline CSS, its script, the home page's first result). The id
+# hashes index.html without that tag (a second run replaces it).
+BUILD_META = re.compile(r'<meta name="vramfit-build" content="[0-9a-f]*">')
+html = BUILD_META.sub("", index.read_text(encoding="utf-8"))
 build = hashlib.sha256()
 for name in files:
-    build.update(name.encode() + b"\0" + hashlib.sha256((out / name).read_bytes()).digest())
-html = index.read_text(encoding="utf-8")
+    data = html.encode("utf-8") if name == "index.html" else (out / name).read_bytes()
+    build.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
 hashed = [n for n in files if HASHED_NAME.search(n)]
 plain = [n for n in files if n != "index.html" and n not in hashed]
 missing = [n for n in hashed if n not in html]
@@ -55,3 +63,7 @@ if n != 1:
     sys.exit("sw_files.py: sw.js has no `const BUILD = …` line")
 src = "".join(l for l in src.splitlines(keepends=True) if not l.lstrip().startswith("//"))
 sw.write_text(src, encoding="utf-8")
+if "</head>" not in html:
+    sys.exit("sw_files.py: index.html has no </head>")
+meta = '<meta name="vramfit-build" content="{}">'.format(build.hexdigest()[:16])
+index.write_text(html.replace("</head>", meta + "</head>", 1), encoding="utf-8")

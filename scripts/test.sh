@@ -22,6 +22,7 @@ step "cargo test" cargo test --workspace -j2
 # The core as the page builds it (no embedded catalog, no import, no OOM reader): its own tests
 # compile and pass; those that read the embedded catalog need `bundled`.
 step "cargo test (core, no features)" cargo test -p vramfit-core --no-default-features -j2
+step "cargo clippy (core, no features)" cargo clippy -p vramfit-core --no-default-features --all-targets -j2 -- -D warnings
 step "cli build" cargo build -p vramfit-cli -j2
 step "accuracy report and held-out targets" cargo run --release -q -p vramfit-cli -j2 -- accuracy --check docs/ACCURACY.md
 step "trunk build --release" trunk build --release

@@ -42,7 +42,8 @@ fn production_lines(p: &Path) -> Vec<(usize, String)> {
             }
             continue;
         }
-        if t.starts_with("#[cfg(test)]") {
+        // `#[cfg(test)]`, or a test item that needs a feature too (`#[cfg(all(test, …))]`).
+        if t.starts_with("#[cfg(test)]") || t.starts_with("#[cfg(all(test,") {
             skip_next_item = true;
             continue;
         }
@@ -117,7 +118,7 @@ fn the_production_line_reader_skips_tests_only() {
     let f = dir.join("x.rs");
     fs::write(
         &f,
-        "fn a() {}\n#[cfg(test)]\n#[allow(\n    x,\n)]\nmod tests;\nfn b() { let s = \"{\"; }\n#[cfg(test)]\n#[allow(x)]\nmod t {\n    fn c() {\n    }\n}\nfn d() {}\n",
+        "fn a() {}\n#[cfg(test)]\n#[allow(\n    x,\n)]\nmod tests;\nfn b() { let s = \"{\"; }\n#[cfg(test)]\n#[allow(x)]\nmod t {\n    fn c() {\n    }\n}\n#[cfg(all(test, feature = \"bundled\"))] // reads the catalog\nmod u {\n    fn e() {}\n}\nfn d() {}\n",
     )
     .unwrap();
     let lines: Vec<String> = code_lines(&f).into_iter().map(|(_, l)| l).collect();

@@ -118,18 +118,23 @@ test('a shared link (any query) never shows the home page\'s result, only the lo
   }
 });
 
-test('a page whose wasm does not come says so, as text, instead of keeping the build\'s first result', async () => {
-  const page = await newPage(browser, { serviceWorkers: 'block' });
-  await page.route(/\/vramfit-web-[0-9a-f]+_bg\.wasm$/, (r) => r.fulfill({ status: 404, body: '<b>gone</b>' }));
-  await page.goto(server.url + '/');
-  await page.getByTestId('start-failed').waitFor();
-  const failed = await page.getByTestId('start-failed').evaluate((p) => ({ role: p.getAttribute('role'), text: p.textContent, markup: p.children.length }));
-  assert.equal(failed.role, 'alert');
-  assert.match(failed.text, /^vramfit could not start \(.+\)\. Check the connection and reload the page\.$/);
-  assert.equal(failed.markup, 0);
-  assert.equal(await page.locator('#vf-first').count(), 0);
-  assert.equal(await page.getByTestId('verdict').count(), 0);
-  await page.context().close();
+test('a page whose wasm does not come or does not instantiate says so, as text, instead of keeping the build\'s first result', async () => {
+  for (const how of ['404', 'instantiate']) {
+    const page = await newPage(browser, { serviceWorkers: 'block' });
+    if (how === '404') await page.route(/\/vramfit-web-[0-9a-f]+_bg\.wasm$/, (r) => r.fulfill({ status: 404, body: 'gone' }));
+    // An error whose message looks like markup: it must show as text.
+    else await page.addInitScript(() => { WebAssembly.instantiateStreaming = () => Promise.reject(new Error('<b>x</b>')); });
+    await page.goto(server.url + '/');
+    await page.getByTestId('start-failed').waitFor();
+    const failed = await page.getByTestId('start-failed').evaluate((p) => ({ role: p.getAttribute('role'), text: p.textContent, children: p.children.length }));
+    assert.equal(failed.role, 'alert');
+    assert.match(failed.text, /^vramfit could not start \(.+\)\. Check the connection and reload the page\.$/);
+    if (how === 'instantiate') assert.ok(failed.text.includes('(<b>x</b>)'), failed.text);
+    assert.equal(failed.children, 0);
+    assert.equal(await page.locator('#vf-first').count(), 0);
+    assert.equal(await page.getByTestId('verdict').count(), 0);
+    await page.context().close();
+  }
 });
 
 test('a page whose catalog does not come says so, and the build\'s first result does not stay', async () => {
