@@ -27,7 +27,9 @@ step "cli build" cargo build -p vramfit-cli -j2
 step "accuracy report and held-out targets" cargo run --release -q -p vramfit-cli -j2 -- accuracy --check docs/ACCURACY.md
 step "trunk build --release" trunk build --release
 step "size budget" bash scripts/size_budget.sh
-step "browser tests" bash -c 'cd tests/e2e && node --test --test-concurrency=1 ./*.test.mjs'
+# --test-timeout: a test file that hangs (a failed assertion that left a server open keeps node
+# alive) fails after 10 minutes instead of running into CI's limit.
+step "browser tests" bash -c 'cd tests/e2e && node --test --test-concurrency=1 --test-timeout=600000 ./*.test.mjs'
 echo
 if [ "$failed" -gt 0 ]; then
   echo "FAILED steps: ${failed_steps[*]}"
