@@ -94,9 +94,12 @@ export function serve(root, { mounts = {}, ignoreRange = new Set(), cors = true,
     res.on('close', () => s.destroy());
     s.pipe(res);
   });
-  server.on('connection', (s) => sockets.add(s));
+  // Neither the server nor its connections keep node running: a test that fails before it
+  // closes its server does not leave its test file hanging once the browser is gone.
+  server.on('connection', (s) => { sockets.add(s); s.unref(); });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
+      server.unref();
       const { port } = server.address();
       resolve({ url: `http://127.0.0.1:${port}`, port, stats, setRoot: (dir) => { root = dir; }, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) });
     });
