@@ -12,7 +12,9 @@ the code-section body sizes of the main chunk by the crate in each function's ma
 `impl` instance under the first crate named in its `<…>`; v0 `_R` names by the first known
 crate they name). wasm-bindgen's describe functions and `__wbg_` shims are a row of their own:
 wasm-bindgen drops the describe functions, so the shipped chunk is smaller than this total.
-Prints a Markdown table whose rows add up to the total.
+Prints a Markdown table whose rows add up to the total, and the data segments' size.
+scripts/size_profile.sh profiles the unsplit link with twiggy, which cannot read the split
+chunks (twiggy 0.7.0: "invalid flags byte in element segment"); hence this reader.
 """
 import collections
 import pathlib
@@ -28,6 +30,7 @@ LEPTOS = {"tachys", "reactive_graph", "leptos", "leptos_dom", "either_of", "any_
           "hydration_context", "next_tuple", "reactive_stores", "leptos_server"}
 STD = {"core", "alloc", "std", "hashbrown", "dlmalloc", "indexmap", "compiler_builtins"}
 BINDINGS = {"js_sys", "web_sys", "wasm_bindgen", "wasm_bindgen_futures"}
+DATA = [0]  # bytes of the data section, read by functions()
 
 
 def leb(b, i):
@@ -73,6 +76,8 @@ def functions(b):
                 ln, k = leb(b, j)
                 bodies.append(ln + (k - j))
                 j = k + ln
+        elif sid == 11:
+            DATA[0] += size
         elif sid == 0:
             ln, j = leb(b, i)
             if b[j:j + ln] == b"name":
@@ -148,6 +153,7 @@ def main():
     for part, size in by.most_common():
         print(f"| {part} | {size:,} | {100 * size / total:.1f} % |")
     print(f"| total (code) | {total:,} | 100 % |")
+    print(f"\ndata section (strings, tables): {DATA[0]:,} B")
 
 
 main()

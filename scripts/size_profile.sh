@@ -2,6 +2,9 @@
 # Size profile of the first-load wasm (issue 19): what each crate and core module costs,
 # from twiggy over the release build before wasm-bindgen and wasm-opt (the function names
 # are still there). Not part of `./dev test`; run by hand: bash scripts/size_profile.sh
+# This is the unsplit link: everything the page can load. What the first load fetches is
+# the main chunk after the split; twiggy 0.7.0 cannot read the split chunks ("invalid flags
+# byte in element segment"), so scripts/chunk_profile.py reads those.
 # Installs twiggy 0.7.0 from crates.io (pinned) if it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
