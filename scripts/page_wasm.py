@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds the page's wasm as chunks: the first post-build step (scripts/post_build.py).
 
-The page (the `vramfit-web` bin) has split points (`#[wasm_split]`, src/views.rs): functions
+The page (the `vramfit-web` bin) has split points (`#[wasm_split]`: src/lib.rs `mount`, src/views.rs): functions
 whose code lives in a chunk of its own, fetched on first call, sharing the main chunk's memory
 and table (wasm_split_cli_support 0.2.4, the splitter Leptos's `#[lazy]` is built for). The
 split runs on the linked wasm, before wasm-bindgen, and needs the linker's relocations; Trunk
@@ -17,7 +17,8 @@ split runs on the linked wasm, before wasm-bindgen, and needs the linker's reloc
 4. release only: `wasm-opt -Oz` on every chunk, with the features rustc's output uses;
 5. names every file by one hash over all of them (`vramfit-web-<hash>…`), rewrites the names
    the files give each other, and adds to index.html the page's start (preloads of the main
-   JS, the loader and the main wasm; the module script that starts it; the
+   JS, the loader and the main wasm, and on the home page of the calculator's chunks, the app
+   split of src/lib.rs and the shared chunks it needs; the module script that starts it; the
    `TrunkApplicationStarted` event and `window.wasmBindings` that Trunk's loader gave) and
    `<meta name="vramfit-chunks">`, which names the chunks so that the service worker caches
    them after the first result (scripts/sw_files.py: named only in a `<meta>`, so LATER).
@@ -149,11 +150,31 @@ def main():
     if n != 1:
         sys.exit(f"page_wasm.py: index.html has {n} skipped links for the page's wasm, not one")
     chunk_names = " ".join(name[c.name] for c in chunks)
+    # The calculator (the app split, src/lib.rs `mount`) and the shared chunks it needs: which
+    # split modules need a chunk, the loader says in the comment above it (`/* app, views */`).
+    link = (out / name["loader"]).read_text(encoding="utf-8")
+    users = {chunk: who for who, chunk in re.findall(r"/\* ([a-z_, ]+) \*/\nconst __(chunk_\d+) = makeLoad", link)}
+    app = [name[c.name] for c in chunks
+           if c.stem == "split_app" or "app" in users.get(c.stem, "").split(", ")]
+    if not any(n.endswith("_split_app.wasm") for n in app):
+        sys.exit("page_wasm.py: wasm-split-cli wrote no split_app.wasm (src/lib.rs `mount`)")
+    # As the chunk loader fetches them (`fetch(url)`: CORS mode, same-origin credentials).
+    preload = ("for (const f of " + json.dumps(app) + ") { const l = document.createElement('link');"
+               " l.rel = 'preload'; l.as = 'fetch'; l.crossOrigin = ''; l.href = f; document.head.append(l); }")
     head = (
         f'<link rel="modulepreload" href="{name["js"]}">'
         f'<link rel="modulepreload" href="{name["loader"]}">'
         f'<link rel="preload" href="{name["wasm"]}" as="fetch" type="application/wasm" crossorigin>'
         f'<meta name="vramfit-chunks" content="{chunk_names}">'
+        # The calculator's chunks: the home page's first result is in the HTML
+        # (scripts/prerender.mjs), so they are fetched beside the main chunk, and compiled as
+        # soon as it starts (src/lib.rs). A shared link's first result waits for the main chunk
+        # (src/first.rs), so its page fetches them only once that result is shown (the chunk
+        # loader, when the page mounts the calculator): on a slow link they would share its
+        # bandwidth, and on a fast one its CPU (issue 19; docs/PERFORMANCE.md, "Issue 19,
+        # step 7": preloading them once the main chunk had started took the first result from
+        # 142–154 ms to 173–175 ms on loopback).
+        "<script>if (!location.search) " + preload + "</script>"
         # A page that cannot start (its JS or wasm did not come, or did not instantiate) says
         # so, as text, instead of the home page's first result from the build (`#vf-first`,
         # prerender.mjs) with controls that never come alive.

@@ -5,6 +5,7 @@
 
 pub mod charts;
 pub mod components;
+pub mod first;
 pub mod lazy;
 pub mod memory_layout;
 pub mod state;
@@ -14,34 +15,64 @@ pub mod worker_client;
 use components::app::App;
 
 /// Entry point: panic hook, the catalog (a file beside the wasm, which index.html preloads
-/// while the wasm downloads), then the mount (the shell registers the service worker). A
-/// catalog that does not come is said on the page, not a blank one. The home page's first
-/// result from the build (`#vf-first`, scripts/prerender.mjs), when index.html showed it, is
-/// removed in the task that mounts, so that no frame shows both.
+/// while the wasm downloads), a shared link's first result ([`first::show`]), then the
+/// calculator ([`mount`], the app split: everything of Leptos, a chunk of its own). The home
+/// page, whose first result is in the HTML, has been fetching that chunk beside the main one
+/// (scripts/page_wasm.py preloads it when the address has no query); a shared link fetches it
+/// only now, so that the main chunk's bytes, which its first result waits for, go first. A
+/// catalog that does not come is said on the page, not a blank one; a calculator that does not
+/// come is said too, with the first result left in place. The shell registers the service
+/// worker.
 pub fn start() {
     console_error_panic_hook::set_once();
     #[cfg(target_arch = "wasm32")]
     wasm_bindgen_futures::spawn_local(async {
-        let loaded = state::load_catalog().await;
-        if let Some(first) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.get_element_by_id(FIRST_RESULT_ID))
-        {
-            first.remove();
+        let query = state::location_query();
+        if query.is_empty() {
+            // The home page: its first result is on screen already, so the calculator's
+            // chunks (preloaded) compile now, beside the catalog's reading.
+            wasm_bindgen_futures::spawn_local(async {
+                let _ = fetch_app().await;
+            });
         }
-        match loaded {
-            Ok(()) => {
-                leptos::mount::mount_to_body(App);
-                components::later::first_paint_done();
-            }
-            Err(why) => leptos::mount::mount_to_body(move || {
-                use leptos::prelude::*;
-                view! { <components::app::CatalogMissing why/> }
-            }),
+        let loaded = state::load_catalog().await;
+        if loaded.is_ok() {
+            first::show(&state::CATALOG, &query);
+        }
+        if let Err(e) = mount(loaded).await {
+            first::failed(&format!(
+                "The calculator's code could not be downloaded ({e}); check the connection, then reload the page."
+            ));
         }
     });
     #[cfg(not(target_arch = "wasm32"))]
     leptos::mount::mount_to_body(App);
+}
+
+/// The app split: mounts the calculator (or, without a catalog, says why). The home page's
+/// first result from the build (`#vf-first`, scripts/prerender.mjs), or a shared link's
+/// ([`first::show`]), is removed in the same task, so that no frame shows both. `Err` when
+/// the chunk could not be fetched or started.
+#[cfg(target_arch = "wasm32")]
+#[leptos::wasm_split::wasm_split(app, fallible, preload(fetch_app), wasm_split_path = ::leptos::wasm_split)]
+fn mount(loaded: Result<(), String>) -> Result<(), leptos::wasm_split::SplitLoaderError> {
+    if let Some(first) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(FIRST_RESULT_ID))
+    {
+        first.remove();
+    }
+    match loaded {
+        Ok(()) => {
+            leptos::mount::mount_to_body(App);
+            components::later::first_paint_done();
+        }
+        Err(why) => leptos::mount::mount_to_body(move || {
+            use leptos::prelude::*;
+            view! { <components::app::CatalogMissing why/> }
+        }),
+    }
+    Ok(())
 }
 
 /// The id of the element that holds the home page's first result written at build time

@@ -183,7 +183,7 @@ pub struct AppState {
 }
 
 /// The current `location.search` without the `?` (empty off the browser).
-fn location_query() -> String {
+pub fn location_query() -> String {
     #[cfg(target_arch = "wasm32")]
     {
         web_sys::window()

@@ -4,6 +4,7 @@ use crate::charts;
 use crate::components::explained::Explained;
 use crate::components::later::Later;
 use crate::components::memory_chart::{self, MemoryChart};
+use crate::first::fit_class;
 use crate::lazy::Lazy;
 use crate::state::AppState;
 use crate::views::Part;
@@ -12,16 +13,7 @@ use vramfit_core::commands;
 use vramfit_core::export::{plan_csv, plan_markdown};
 use vramfit_core::plan::{FormatRow, Plan};
 use vramfit_core::share::enc;
-use vramfit_core::sizing::Fit;
 use vramfit_core::units::{fmt_bytes, fmt_bytes_band, fmt_count, fmt_ms, fmt_num, fmt_usd, Units};
-
-fn fit_class(f: Fit) -> &'static str {
-    match f {
-        Fit::Fits => "vf-verdict vf-ok",
-        Fit::FitsWithQueueing => "vf-verdict vf-warn",
-        Fit::KvTooSmall | Fit::WeightsTooLarge | Fit::Refused => "vf-verdict vf-bad",
-    }
-}
 
 const DASH: &str = "–";
 

@@ -1,9 +1,11 @@
 // Browser timing benchmark (not a test): against the release build on 127.0.0.1,
 //  - median of 10 cold loads of a shared link (a scenario in the query): navigation start →
 //    first result (the verdict) in the DOM, and painted (first contentful paint; both timed
-//    inside the page: helpers.mjs timeFirstResult);
+//    inside the page: helpers.mjs timeFirstResult), and the live page's verdict (the
+//    calculator's mount); the first result is the link's own, from the main chunk
+//    (src/first.rs);
 //  - the same for the home page (`/`), whose first result is the build's (scripts/prerender.mjs,
-//    in index.html), and the live page's verdict after it (the wasm's mount);
+//    in index.html); loads of the two interleaved;
 //  - median of 20 recomputes: input change → new numbers in the DOM, and the next animation
 //    frame; back to back (each change right after the previous one's frame callback, as the
 //    peers were measured), then 100–150 ms apart once the page has settled;
@@ -21,7 +23,7 @@
 //    (`Network.emulateNetworkConditions`: 1.6 Mb/s × 0.9 down, 750 kb/s × 0.9 up, 150 ms ×
 //    3.75 latency; devtools-frontend `SDK/NetworkManager.ts` `Fast3GConditions`), service
 //    worker blocked, gzip on: navigation start → first result in the DOM and painted, for the
-//    shared link and for the home page (and there the live page's verdict).
+//    shared link and for the home page, and the live page's verdict.
 // Usage: node tests/e2e/bench.mjs   (after `trunk build --release`; prints Markdown)
 //        BENCH_DIST=/path/to/dist node tests/e2e/bench.mjs   (another build, e.g. main's, to
 //        compare in one session)
@@ -33,24 +35,17 @@ const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.fl
 const browser = await launch();
 const dist = process.env.BENCH_DIST || DIST;
 const server = await startServer({}, dist);
-const loads = [];
-const painted = [];
-for (let i = 0; i < 10; i++) {
+// Interleaved, a shared link then the home page, so that neither takes the browser's first
+// (slower) contexts alone.
+const shared = { dom: [], painted: [], live: [] };
+const home = { dom: [], painted: [], live: [] };
+for (let i = 0; i < 20; i++) {
   const page = await newPage(browser); // fresh context: cold cache, no service worker
   await timeFirstResult(page);
-  await page.goto(server.url + '/?model=qwen2.5-7b&gpu=h100-sxm');
+  await page.goto(server.url + (i % 2 ? '/' : '/?model=qwen2.5-7b&gpu=h100-sxm'));
   const t = await firstResult(page);
-  loads.push(t.dom);
-  painted.push(t.painted);
-  await page.context().close();
-}
-const home = { dom: [], painted: [], live: [] };
-for (let i = 0; i < 10; i++) {
-  const page = await newPage(browser);
-  await timeFirstResult(page);
-  await page.goto(server.url + '/');
-  const t = await firstResult(page);
-  for (const k of Object.keys(home)) home[k].push(t[k]);
+  const into = i % 2 ? home : shared;
+  for (const k of Object.keys(into)) into[k].push(t[k]);
   await page.context().close();
 }
 const page = await newPage(browser);
@@ -198,7 +193,7 @@ const visit = async (serviceWorkers) => {
 const withSw = await visit('allow');
 const noSw = await visit('block');
 // Fast 3G, cold, no service worker: the shared link, then the home page.
-const slow = { dom: [], painted: [] };
+const slow = { dom: [], painted: [], live: [] };
 const slowHome = { dom: [], painted: [], live: [] };
 for (let i = 0; i < 10; i++) {
   const p = await newPage(browser, { serviceWorkers: 'block' });
@@ -223,8 +218,9 @@ const row = (what, v, digits = 0) => console.log(`| ${what} | ${median(v).toFixe
 row('home page, cold → first result in the DOM (the build\'s; 10 loads)', home.dom);
 row('home page, cold → first result painted (10 loads)', home.painted);
 row('home page, cold → the live page\'s verdict (the wasm mounted; 10 loads)', home.live);
-row('shared link, cold load → first result in the DOM (10 loads)', loads);
-row('shared link, cold load → first result painted (10 loads)', painted);
+row('shared link, cold load → first result in the DOM (its own, from the main chunk; 10 loads)', shared.dom);
+row('shared link, cold load → first result painted (10 loads)', shared.painted);
+row('shared link, cold load → the live page\'s verdict (the calculator mounted; 10 loads)', shared.live);
 row('input change, back to back → new numbers in the DOM (20)', domUpdates, 1);
 row('input change, back to back → next animation frame after the update (20)', recomputes, 1);
 row('input change 100–150 ms apart → new numbers in the DOM (20)', spaced.dom, 1);
@@ -245,3 +241,4 @@ row('Fast 3G, cold, no service worker, home page → first result painted (5)', 
 row('Fast 3G, cold, no service worker, home page → the live page\'s verdict (5)', slowHome.live);
 row('Fast 3G, cold, no service worker, shared link → first result in the DOM (5)', slow.dom);
 row('Fast 3G, cold, no service worker, shared link → first result painted (5)', slow.painted);
+row('Fast 3G, cold, no service worker, shared link → the live page\'s verdict (5)', slow.live);

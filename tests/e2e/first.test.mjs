@@ -1,6 +1,7 @@
 // Issue 19: the home page's first result is in index.html (scripts/prerender.mjs writes it at
 // build time from the page's own first paint), shown before the wasm arrives, replaced by the
-// live page in the task that mounts it; a shared link (any query) never shows it.
+// live page in the task that mounts it; a shared link (any query) never shows it, but its own
+// verdict, from the page's main chunk (src/first.rs), while the calculator's chunk comes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, startServer, newPage, ready, cli, gib } from './helpers.mjs';
@@ -97,25 +98,60 @@ test('the home page shows its first result from the HTML, the CLI\'s numbers, an
   await page.context().close();
 });
 
-test('a shared link (any query) never shows the home page\'s result, only the loading note: its first verdict is its own', async () => {
-  for (const q of ['?model=qwen2.5-7b&gpu=l40s', '?view=oom', '?len=8192']) {
+test('a shared link (any query) never shows the home page\'s result: its first verdict is its own, from the main chunk, before the calculator', async () => {
+  for (const q of ['?model=qwen2.5-7b&gpu=l40s', '?model=llama-3.1-70b&gpu=rtx-4090&len=32768', '?view=oom', '?len=8192&view=budget']) {
     const page = await newPage(browser, { serviceWorkers: 'block' });
     await watchVerdicts(page);
+    // The calculator (the app split, src/lib.rs) is held back until the first result has
+    // been read.
     let release;
     const held = new Promise((r) => { release = r; });
-    await page.route(/\/vramfit-web-[0-9a-f]+_bg\.wasm$/, async (route) => { await held; await route.continue(); });
+    await page.route(/\/vramfit-web-[0-9a-f]+_split_app\.wasm$/, async (route) => { await held; await route.continue(); });
     await page.goto(`${server.url}/${q}`);
-    // Before the wasm: the loading note alone, none of the build's page.
     await page.locator('#vf-first [role="status"]').waitFor({ state: 'attached' });
-    assert.deepEqual(await page.evaluate(() => [document.querySelectorAll('#vf-first > *').length, !!document.querySelector('.vf-first-page, [data-testid="verdict"]')]), [1, false], q);
+    const size = !q.includes('view=');
+    let first = null;
+    if (size) {
+      // "Size it": the scenario's own verdict, in the inert part, beside the loading note.
+      await page.locator('#vf-first [data-testid="verdict"]').waitFor();
+      first = await page.evaluate(() => {
+        const v = document.querySelector('#vf-first [data-testid="verdict"]');
+        return { text: v.textContent, class: v.className, inert: !!v.closest('[inert]'), figures: document.querySelectorAll('#vf-first .vf-figure').length };
+      });
+      assert.equal(first.inert, true, q);
+    } else {
+      // Another view has no verdict: the loading note alone, until the calculator.
+      await page.waitForTimeout(300);
+      assert.deepEqual(await page.evaluate(() => [document.querySelectorAll('#vf-first > *').length, !!document.querySelector('[data-testid="verdict"]')]), [1, false], q);
+    }
     release();
-    if (q.includes('view=oom')) await page.getByTestId('oom-input').waitFor();
-    else await ready(page);
-    const seen = await page.evaluate(() => ({ build: window.__verdicts.filter((v) => v.build).length, first: !!document.getElementById('vf-first') }));
-    assert.deepEqual(seen, { build: 0, first: false }, q);
+    if (size) await ready(page);
+    else await page.waitForFunction(() => !document.getElementById('vf-first') && document.querySelector('.vf-tabs'));
+    const seen = await page.evaluate(() => ({ first: !!document.getElementById('vf-first'), both: window.__both, build: window.__verdicts.map((v) => v.build) }));
+    assert.deepEqual(seen, { first: false, both: false, build: size ? [true, false] : [] }, q);
+    if (size) {
+      // The live verdict reads as the first one did, with the same colour.
+      const live = await page.evaluate(() => { const v = document.querySelector('[data-testid="verdict"]'); return { text: v.textContent, class: v.className }; });
+      assert.deepEqual(live, { text: first.text, class: first.class }, q);
+    }
     assert.deepEqual(page.errors, []);
     await page.context().close();
   }
+});
+
+test('a calculator whose code does not come says so, as text, and the shared link\'s first result stays', async () => {
+  const page = await newPage(browser, { serviceWorkers: 'block' });
+  await page.route(/\/vramfit-web-[0-9a-f]+_split_app\.wasm$/, (r) => r.fulfill({ status: 404, body: 'gone' }));
+  await page.goto(`${server.url}/?model=qwen2.5-7b&gpu=l40s`);
+  await page.getByTestId('start-failed').waitFor();
+  const failed = await page.getByTestId('start-failed').evaluate((p) => ({ role: p.getAttribute('role'), text: p.textContent, children: p.children.length }));
+  assert.equal(failed.role, 'alert');
+  assert.match(failed.text, /^The calculator's code could not be downloaded \(.+\); check the connection, then reload the page\.$/);
+  assert.equal(failed.children, 0);
+  // The verdict stays (it is the scenario's answer); the loading note goes.
+  assert.equal(await page.locator('#vf-first [data-testid="verdict"]').count(), 1);
+  assert.equal(await page.locator('.vf-first-status').count(), 0);
+  await page.context().close();
 });
 
 test('a page whose wasm does not come or does not instantiate says so, as text, instead of keeping the build\'s first result', async () => {

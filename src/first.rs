@@ -1,0 +1,169 @@
+//! A shared link's first result, before the calculator (issue 19).
+//!
+//! The page's wasm is cut in two (src/lib.rs, scripts/page_wasm.py): the main chunk holds the
+//! core and this module, and nothing of Leptos; the calculator (the app split: the Leptos
+//! runtime, the shell, the inputs, "Size it") is fetched as soon as the main chunk starts.
+//! While it comes, a link with a scenario in its query shows that scenario's verdict, computed
+//! by the same core call the live page makes (`plan(&CATALOG, &decode_checked(..).0)`, as
+//! `AppState::from_query`) and written with the same class and spans as "Size it"'s verdict
+//! ([`fit_class`], `vramfit_core::text::spans`). It sits in `#vf-first`, inert, beside the
+//! "Loading the calculator…" note, and goes when the calculator mounts.
+//!
+//! The home page has its first result already: the build's copy in index.html
+//! (scripts/prerender.mjs), which holds the whole first view. This one is only the verdict: a
+//! link can name any scenario, so no copy of its view can be made ahead.
+//!
+//! Nothing here is markup: the verdict can quote a model or GPU name from the URL, and each of
+//! its parts becomes a text node, or the text of a `<code>` element.
+
+use vramfit_core::sizing::Fit;
+
+/// The verdict's classes: its colour says whether the plan starts (as in "Size it").
+pub fn fit_class(f: Fit) -> &'static str {
+    match f {
+        Fit::Fits => "vf-verdict vf-ok",
+        Fit::FitsWithQueueing => "vf-verdict vf-warn",
+        Fit::KvTooSmall | Fit::WeightsTooLarge | Fit::Refused => "vf-verdict vf-bad",
+    }
+}
+
+/// What the first result of the scenario in `query` (an address's query, without `?`)
+/// shows: the verdict's classes and text. `None` when the link opens another view than
+/// "Size it" (which has no verdict), or the scenario does not plan (the live page says why).
+pub fn verdict(
+    cat: &vramfit_core::catalog::Catalog,
+    query: &str,
+) -> Option<(&'static str, String)> {
+    use vramfit_core::share;
+    let view = share::ui_param(query, "view").unwrap_or_default();
+    if !(view.is_empty() || view == "size") {
+        return None;
+    }
+    let inputs = share::decode_checked(cat, query).0;
+    let p = vramfit_core::plan::plan(cat, &inputs).ok()?;
+    Some((fit_class(p.estimate.fit), p.verdict))
+}
+
+/// Shows the verdict of the page's address in `#vf-first` when the page has no first result
+/// yet (a shared link; the home page's is the build's). Quietly does nothing when there is no
+/// `#vf-first`, or no verdict to show: the calculator follows either way.
+#[cfg(target_arch = "wasm32")]
+pub fn show(cat: &vramfit_core::catalog::Catalog, query: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Some(first) = doc.get_element_by_id(crate::FIRST_RESULT_ID) else {
+        return;
+    };
+    if first
+        .query_selector(".vf-first-page")
+        .ok()
+        .flatten()
+        .is_some()
+    {
+        return;
+    }
+    let Some((class, text)) = verdict(cat, query) else {
+        return;
+    };
+    // <div class="vf-first-page" inert><header class="vf-header"><h1 class="vf-title">vramfit</h1>
+    // </header><main class="vf-main"><section class="vf-results"><div class="vf-size">
+    // <p class=… data-testid="verdict">…</p></div></section></main></div>
+    let el = |tag: &str, class: &str| -> Option<web_sys::Element> {
+        let e = doc.create_element(tag).ok()?;
+        if !class.is_empty() {
+            e.set_class_name(class);
+        }
+        Some(e)
+    };
+    let built = (|| -> Option<web_sys::Element> {
+        let page = el("div", "vf-first-page")?;
+        page.set_attribute("inert", "").ok()?;
+        let header = el("header", "vf-header")?;
+        let title = el("h1", "vf-title")?;
+        title.set_text_content(Some("vramfit"));
+        header.append_child(&title).ok()?;
+        let p = el("p", class)?;
+        p.set_attribute("data-testid", "verdict").ok()?;
+        for s in vramfit_core::text::spans(&text) {
+            match s {
+                vramfit_core::text::Span::Text(t) => {
+                    p.append_child(&doc.create_text_node(t)).ok()?;
+                }
+                vramfit_core::text::Span::Code(c) => {
+                    let code = el("code", "")?;
+                    code.set_text_content(Some(c));
+                    p.append_child(&code).ok()?;
+                }
+            }
+        }
+        let size = el("div", "vf-size")?;
+        size.append_child(&p).ok()?;
+        let results = el("section", "vf-results")?;
+        results.append_child(&size).ok()?;
+        let main = el("main", "vf-main")?;
+        main.append_child(&results).ok()?;
+        page.append_child(&header).ok()?;
+        page.append_child(&main).ok()?;
+        Some(page)
+    })();
+    if let Some(page) = built {
+        let _ = first.append_child(&page);
+    }
+}
+
+/// Says on the page, as text, that the calculator did not start (`data-testid="start-failed"`,
+/// as the page's start script says a wasm that did not start, scripts/page_wasm.py). The first
+/// result stays, without its "Loading…" note: it is still the scenario's answer.
+#[cfg(target_arch = "wasm32")]
+pub fn failed(why: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if let Ok(Some(note)) = doc.query_selector(".vf-first-status") {
+        note.remove();
+    }
+    let (Ok(p), Some(body)) = (doc.create_element("p"), doc.body()) else {
+        return;
+    };
+    p.set_class_name("vf-verdict vf-bad");
+    let _ = p.set_attribute("role", "alert");
+    let _ = p.set_attribute("data-testid", "start-failed");
+    p.set_text_content(Some(why));
+    let _ = body.append_child(&p);
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use crate::state::CATALOG;
+    use leptos::prelude::*;
+
+    /// The first result's verdict is the live page's: the same text and class as the plan of
+    /// the page's state for the same address.
+    #[test]
+    fn the_first_verdict_is_the_live_pages() {
+        // The defaults, a layout, a model that does not fit, and a stale link (an unknown GPU
+        // and model fall back to the defaults, with a notice on the live page).
+        for q in [
+            "",
+            "len=131072&tp=4",
+            "model=llama-3.1-70b&gpu=rtx-4090&users=64",
+            "gpu=not-a-gpu&model=nope",
+        ] {
+            let st = crate::state::AppState::from_query(q);
+            let live = st.plan.get_untracked().unwrap();
+            let (class, text) = verdict(&CATALOG, q).unwrap();
+            assert_eq!(text, live.verdict, "{q}");
+            assert_eq!(class, fit_class(live.estimate.fit), "{q}");
+        }
+    }
+
+    /// Another view has no first verdict ("Size it" has the only one).
+    #[test]
+    fn other_views_have_none() {
+        assert_eq!(verdict(&CATALOG, "view=budget"), None);
+        assert_eq!(verdict(&CATALOG, "len=8192&view=scaling"), None);
+        assert!(verdict(&CATALOG, "view=size").is_some());
+    }
+}
