@@ -6,8 +6,9 @@
 //! While it comes, a link with a scenario in its query shows that scenario's verdict, computed
 //! by the same core call the live page makes (`plan(&CATALOG, &decode_checked(..).0)`, as
 //! `AppState::from_query`) and written with the same class and spans as "Size it"'s verdict
-//! ([`fit_class`], `vramfit_core::text::spans`). It sits in `#vf-first`, inert, beside the
-//! "Loading the calculator…" note, and goes when the calculator mounts.
+//! ([`fit_class`], `vramfit_core::text::spans`), under a line naming the model and GPU (the
+//! inputs panel, which shows them, is not there yet). It sits in `#vf-first`, inert, beside
+//! the "Loading the calculator…" note, and goes when the calculator mounts.
 //!
 //! The home page has its first result already: the build's copy in index.html
 //! (scripts/prerender.mjs), which holds the whole first view. This one is only the verdict: a
@@ -28,12 +29,21 @@ pub fn fit_class(f: Fit) -> &'static str {
 }
 
 /// What the first result of the scenario in `query` (an address's query, without `?`)
-/// shows: the verdict's classes and text. `None` when the link opens another view than
+/// shows.
+#[derive(Debug, PartialEq, Eq)]
+pub struct First {
+    /// The verdict's classes ([`fit_class`]).
+    pub class: &'static str,
+    /// The verdict, as the core wrote it (`Plan::verdict`).
+    pub verdict: String,
+    /// What it is the verdict on, since the inputs are not shown yet: "<model> on <GPU>",
+    /// the catalog's names, as the inputs panel will show them.
+    pub scenario: String,
+}
+
+/// The first result of the scenario in `query`. `None` when the link opens another view than
 /// "Size it" (which has no verdict), or the scenario does not plan (the live page says why).
-pub fn verdict(
-    cat: &vramfit_core::catalog::Catalog,
-    query: &str,
-) -> Option<(&'static str, String)> {
+pub fn verdict(cat: &vramfit_core::catalog::Catalog, query: &str) -> Option<First> {
     use vramfit_core::share;
     let view = share::ui_param(query, "view").unwrap_or_default();
     if !(view.is_empty() || view == "size") {
@@ -41,7 +51,11 @@ pub fn verdict(
     }
     let inputs = share::decode_checked(cat, query).0;
     let p = vramfit_core::plan::plan(cat, &inputs).ok()?;
-    Some((fit_class(p.estimate.fit), p.verdict))
+    Some(First {
+        class: fit_class(p.estimate.fit),
+        scenario: format!("{} on {}", p.model_name, p.gpu_name),
+        verdict: p.verdict,
+    })
 }
 
 /// Shows the verdict of the page's address in `#vf-first` when the page has no first result
@@ -63,12 +77,18 @@ pub fn show(cat: &vramfit_core::catalog::Catalog, query: &str) {
     {
         return;
     }
-    let Some((class, text)) = verdict(cat, query) else {
+    let Some(First {
+        class,
+        verdict: text,
+        scenario,
+    }) = verdict(cat, query)
+    else {
         return;
     };
     // <div class="vf-first-page" inert><header class="vf-header"><h1 class="vf-title">vramfit</h1>
     // </header><main class="vf-main"><section class="vf-results"><div class="vf-size">
-    // <p class=… data-testid="verdict">…</p></div></section></main></div>
+    // <p class="vf-first-scenario">…</p><p class=… data-testid="verdict">…</p></div></section>
+    // </main></div>
     let el = |tag: &str, class: &str| -> Option<web_sys::Element> {
         let e = doc.create_element(tag).ok()?;
         if !class.is_empty() {
@@ -97,7 +117,10 @@ pub fn show(cat: &vramfit_core::catalog::Catalog, query: &str) {
                 }
             }
         }
+        let what = el("p", "vf-first-scenario vf-caveat")?;
+        what.set_text_content(Some(&scenario));
         let size = el("div", "vf-size")?;
+        size.append_child(&what).ok()?;
         size.append_child(&p).ok()?;
         let results = el("section", "vf-results")?;
         results.append_child(&size).ok()?;
@@ -153,10 +176,22 @@ mod tests {
         ] {
             let st = crate::state::AppState::from_query(q);
             let live = st.plan.get_untracked().unwrap();
-            let (class, text) = verdict(&CATALOG, q).unwrap();
-            assert_eq!(text, live.verdict, "{q}");
-            assert_eq!(class, fit_class(live.estimate.fit), "{q}");
+            let first = verdict(&CATALOG, q).unwrap();
+            assert_eq!(first.verdict, live.verdict, "{q}");
+            assert_eq!(first.class, fit_class(live.estimate.fit), "{q}");
         }
+    }
+
+    /// It names the scenario as the inputs panel will: the catalog's model and GPU names.
+    #[test]
+    fn the_first_result_names_its_scenario() {
+        let first = verdict(&CATALOG, "model=llama-3.1-70b&gpu=rtx-4090").unwrap();
+        let model = CATALOG.model("llama-3.1-70b").unwrap();
+        let gpu = CATALOG.gpu("rtx-4090").unwrap();
+        assert_eq!(
+            first.scenario,
+            format!("{} on {}", model.model.name, gpu.name)
+        );
     }
 
     /// Another view has no first verdict ("Size it" has the only one).

@@ -116,9 +116,11 @@ test('a shared link (any query) never shows the home page\'s result: its first v
       await page.locator('#vf-first [data-testid="verdict"]').waitFor();
       first = await page.evaluate(() => {
         const v = document.querySelector('#vf-first [data-testid="verdict"]');
-        return { text: v.textContent, class: v.className, inert: !!v.closest('[inert]'), figures: document.querySelectorAll('#vf-first .vf-figure').length };
+        return { text: v.textContent, class: v.className, inert: !!v.closest('[inert]'), scenario: document.querySelector('#vf-first .vf-first-scenario').textContent };
       });
       assert.equal(first.inert, true, q);
+      // Above it, what it is the verdict on: the catalog's model and GPU names.
+      assert.match(first.scenario, q.includes('70b') ? /^Llama 3\.1 70B on .*RTX 4090.*$/ : /^Qwen2\.5 7B on .*L40S.*$/, q);
     } else {
       // Another view has no verdict: the loading note alone, until the calculator.
       await page.waitForTimeout(300);
