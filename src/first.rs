@@ -17,7 +17,9 @@
 //! Nothing here is markup: the verdict can quote a model or GPU name from the URL, and each of
 //! its parts becomes a text node, or the text of a `<code>` element.
 
+use crate::figures::FIGURES;
 use vramfit_core::sizing::Fit;
+use vramfit_core::units::Units;
 
 /// The verdict's classes: its colour says whether the plan starts (as in "Size it").
 pub fn fit_class(f: Fit) -> &'static str {
@@ -39,6 +41,9 @@ pub struct First {
     /// What it is the verdict on, since the inputs are not shown yet: "<model> on <GPU>",
     /// the catalog's names, as the inputs panel will show them.
     pub scenario: String,
+    /// The headline figures' value and detail texts, in [`FIGURES`]' order, in the link's
+    /// units.
+    pub figures: Vec<[String; 2]>,
 }
 
 /// The first result of the scenario in `query`. `None` when the link opens another view than
@@ -51,9 +56,17 @@ pub fn verdict(cat: &vramfit_core::catalog::Catalog, query: &str) -> Option<Firs
     }
     let inputs = share::decode_checked(cat, query).0;
     let p = vramfit_core::plan::plan(cat, &inputs).ok()?;
+    // As `AppState::from_query` reads the units.
+    let units = share::ui_param(query, "units")
+        .and_then(|u| Units::parse(&u))
+        .unwrap_or_default();
     Some(First {
         class: fit_class(p.estimate.fit),
         scenario: format!("{} on {}", p.model_name, p.gpu_name),
+        figures: FIGURES
+            .iter()
+            .map(|f| [(f.value)(&p, units), (f.detail)(&p, units)])
+            .collect(),
         verdict: p.verdict,
     })
 }
@@ -81,13 +94,15 @@ pub fn show(cat: &vramfit_core::catalog::Catalog, query: &str) {
         class,
         verdict: text,
         scenario,
+        figures,
     }) = verdict(cat, query)
     else {
         return;
     };
     // <div class="vf-first-page" inert><header class="vf-header"><h1 class="vf-title">vramfit</h1>
     // </header><main class="vf-main"><section class="vf-results"><div class="vf-size">
-    // <p class="vf-first-scenario">…</p><p class=… data-testid="verdict">…</p></div></section>
+    // <p class="vf-first-scenario">…</p><p class=… data-testid="verdict">…</p>
+    // <div class="vf-figures"><div class="vf-figure" title=…>…</div>…</div></div></section>
     // </main></div>
     let el = |tag: &str, class: &str| -> Option<web_sys::Element> {
         let e = doc.create_element(tag).ok()?;
@@ -119,9 +134,29 @@ pub fn show(cat: &vramfit_core::catalog::Catalog, query: &str) {
         }
         let what = el("p", "vf-first-scenario vf-caveat")?;
         what.set_text_content(Some(&scenario));
+        // The figures as the live page's `Figure` writes them (src/components/size_view.rs).
+        let all = el("div", "vf-figures")?;
+        for (f, [value, detail]) in FIGURES.iter().zip(&figures) {
+            let fig = el("div", "vf-figure")?;
+            fig.set_attribute("title", f.help).ok()?;
+            for (class, text) in [
+                ("vf-figure-label", f.label),
+                ("vf-figure-value", value.as_str()),
+                ("vf-figure-detail", detail.as_str()),
+            ] {
+                let part = el("div", class)?;
+                part.set_text_content(Some(text));
+                if class == "vf-figure-value" {
+                    part.set_attribute("data-testid", f.testid).ok()?;
+                }
+                fig.append_child(&part).ok()?;
+            }
+            all.append_child(&fig).ok()?;
+        }
         let size = el("div", "vf-size")?;
         size.append_child(&what).ok()?;
         size.append_child(&p).ok()?;
+        size.append_child(&all).ok()?;
         let results = el("section", "vf-results")?;
         results.append_child(&size).ok()?;
         let main = el("main", "vf-main")?;
@@ -171,7 +206,7 @@ mod tests {
         for q in [
             "",
             "len=131072&tp=4",
-            "model=llama-3.1-70b&gpu=rtx-4090&users=64",
+            "model=llama-3.1-70b&gpu=rtx-4090&users=64&units=gb",
             "gpu=not-a-gpu&model=nope",
         ] {
             let st = crate::state::AppState::from_query(q);
@@ -179,6 +214,13 @@ mod tests {
             let first = verdict(&CATALOG, q).unwrap();
             assert_eq!(first.verdict, live.verdict, "{q}");
             assert_eq!(first.class, fit_class(live.estimate.fit), "{q}");
+            // The figures in the link's units, as the live page reads them.
+            let units = st.units.get_untracked();
+            let want: Vec<[String; 2]> = FIGURES
+                .iter()
+                .map(|f| [(f.value)(&live, units), (f.detail)(&live, units)])
+                .collect();
+            assert_eq!(first.figures, want, "{q}");
         }
     }
 

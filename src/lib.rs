@@ -5,6 +5,7 @@
 
 pub mod charts;
 pub mod components;
+pub mod figures;
 pub mod first;
 pub mod lazy;
 pub mod memory_layout;

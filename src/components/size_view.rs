@@ -4,6 +4,7 @@ use crate::charts;
 use crate::components::explained::Explained;
 use crate::components::later::Later;
 use crate::components::memory_chart::{self, MemoryChart};
+use crate::figures::FIGURES;
 use crate::first::fit_class;
 use crate::lazy::Lazy;
 use crate::state::AppState;
@@ -13,7 +14,7 @@ use vramfit_core::commands;
 use vramfit_core::export::{plan_csv, plan_markdown};
 use vramfit_core::plan::{FormatRow, Plan};
 use vramfit_core::share::enc;
-use vramfit_core::units::{fmt_bytes, fmt_bytes_band, fmt_count, fmt_ms, fmt_num, fmt_usd, Units};
+use vramfit_core::units::{fmt_bytes, fmt_count, fmt_num, Units};
 
 const DASH: &str = "–";
 
@@ -53,14 +54,13 @@ fn Figure(
     /// The value text.
     value: Signal<String>,
     /// The uncertainty or detail line.
-    #[prop(optional)]
-    detail: Option<Signal<String>>,
+    detail: Signal<String>,
 ) -> impl IntoView {
     view! {
         <div class="vf-figure" title=help>
             <div class="vf-figure-label">{label}</div>
             <div class="vf-figure-value" data-testid=testid>{move || value.get()}</div>
-            {detail.map(|d| view! { <div class="vf-figure-detail">{move || d.get()}</div> })}
+            <div class="vf-figure-detail">{move || detail.get()}</div>
         </div>
     }
 }
@@ -151,49 +151,10 @@ pub fn SizeView() -> impl IntoView {
             {fixes}
             {when_any(warnings, |w| view! { <ul class="vf-notes" data-testid="plan-warnings">{explained_items(w)}</ul> })}
             <div class="vf-figures">
-                <Figure label="Weights per GPU" testid="weights-per-gpu" help="Weights on one GPU at this layout"
-                    value=txt(|p, u| fmt_bytes(p.estimate.weights_bytes, u))
-                    detail=txt(|p, u| format!("{} · {} params · from the {}", fmt_bytes_band(p.weights_band.value, p.weights_band.low, p.weights_band.high, u), vramfit_core::units::fmt_params(p.parameters), p.weights_source.source))/>
-                <Figure label="KV cache pool per GPU" testid="kv-pool-per-gpu" help="Memory left for the paged KV cache"
-                    value=txt(|p, u| fmt_bytes(p.estimate.kv_pool_bytes, u))
-                    detail=txt(|p, u| format!("{} · {} B/token", fmt_bytes_band(p.kv_pool_band.value, p.kv_pool_band.low, p.kv_pool_band.high, u), fmt_count(p.estimate.kv_bytes_per_token)))/>
-                <Figure label="Total per GPU (nvidia-smi)" testid="total-per-gpu" help="What nvidia-smi will show once serving: budget + CUDA graphs + context"
-                    value=txt(|p, u| fmt_bytes(p.estimate.nvidia_smi_bytes, u))
-                    detail=txt(|p, u| format!("of {} usable", fmt_bytes(p.estimate.gpu_total_bytes, u)))/>
-                <Figure label="GPUs needed" testid="gpus-needed" help="The fewest GPUs (tensor × pipeline parallel × replicas) that start the plan and hold the workload"
-                    value=txt(|p, _| p.needed.map_or_else(|| "none fits".to_string(), |n| n.to_string()))
-                    detail=txt(|p, _| match (&p.run, p.needed) {
-                        (Some(_), _) => format!("TP {} × PP {} × {} replica(s) ({})", p.tensor_parallel_size, p.pipeline_parallel_size, p.replicas, if p.layout_auto { "chosen: fewest GPUs" } else { "as given" }),
-                        (None, Some(_)) => format!("TP {} × PP {} ({}) does not start", p.tensor_parallel_size, p.pipeline_parallel_size, if p.layout_auto { "chosen" } else { "as given" }),
-                        (None, None) => format!("no layout starts it as asked · {}", p.outcome()),
-                    })/>
-                <Figure label="Longest context" testid="max-context" help="Longest single request the KV pool holds (capped at the model's max_position_embeddings)"
-                    value=txt(|p, _| match (&p.run, p.context_fix()) {
-                        (Some(_), _) => format!("{} tokens", fmt_count(p.estimate.max_model_len_fit)),
-                        (None, Some(l)) => format!("fits at ≤ {} tokens", fmt_count(l)),
-                        (None, None) => p.outcome(),
-                    })
-                    detail=txt(|p, _| if p.run.is_some() { format!("range {}–{} tokens", fmt_num(p.max_context_band.low, 0), fmt_num(p.max_context_band.high, 0)) } else { format!("does not start at {} tokens", fmt_count(p.estimate.max_model_len)) })/>
-                <Figure label="Max concurrency" testid="max-concurrency" help="Requests of max_model_len tokens that fit at once (vLLM's 'Maximum concurrency')"
-                    value=txt(|p, _| match (&p.run, p.context_fix()) {
-                        (Some(_), _) => fmt_num(p.estimate.max_concurrency, 2),
-                        (None, Some(l)) => format!("fits at ≤ {} tokens", fmt_count(l)),
-                        (None, None) => p.outcome(),
-                    })
-                    detail=txt(|p, _| if p.run.is_some() { format!("range {}–{} · {} requests of {} tokens (prompt + output)", fmt_num(p.max_concurrency_band.low, 1), fmt_num(p.max_concurrency_band.high, 1), fmt_num(p.estimate.max_concurrency_workload, 1), fmt_count(p.workload_tokens)) } else { "none: the server does not start".to_string() })/>
-                <Figure label="Decode tokens/s per user" testid="decode-tokens-per-s" help="Decode speed each user sees (1 / inter-token latency) from the serving model of continuous batching at the workload's concurrency or request rate"
-                    value=txt(|p, _| p.run.as_ref().map_or_else(|| "–".to_string(), |r| fmt_num(r.speed.decode_tokens_per_s_per_user, 1)))
-                    detail=txt(|p, _| match &p.run {
-                        None => "no speed: the server does not start".to_string(),
-                        Some(r) if p.speed_validated => format!("{} tok/s total · TTFT {} ms ({}–{}) · held-out range {}–{} · limited by {}", fmt_num(r.total_decode_tokens_per_s, 0), fmt_ms(r.speed.ttft_s), fmt_ms(r.ttft_band.low), fmt_ms(r.ttft_band.high), fmt_num(r.decode_band.low, 1), fmt_num(r.decode_band.high, 1), r.limited_by),
-                        Some(r) => format!("{} tok/s total · TTFT {} ms · not validated for {} (no published measurement) · limited by {}", fmt_num(r.total_decode_tokens_per_s, 0), fmt_ms(r.speed.ttft_s), p.engine, r.limited_by),
-                    })/>
-                <Figure label="Cost" testid="cost" help="Purchase price and cloud on-demand price of the GPUs"
-                    value=txt(|p, _| p.run.as_ref().and_then(|r| r.cost.purchase_usd).map_or("–".into(), fmt_usd))
-                    detail=txt(|p, _| match &p.run {
-                        Some(r) => format!("{}/h · {} per M tokens", r.cost.cloud_usd_per_hour.map_or("–".into(), fmt_usd), r.cost.usd_per_million_tokens.map_or("–".into(), fmt_usd)),
-                        None => "no cost: the server does not start".to_string(),
-                    })/>
+                {FIGURES
+                    .iter()
+                    .map(|f| view! { <Figure label=f.label testid=f.testid help=f.help value=txt(f.value) detail=txt(f.detail)/> })
+                    .collect_view()}
             </div>
             <MemoryChart/>
             // Below the first result: built after the first paint (`later.rs`), from a chunk of

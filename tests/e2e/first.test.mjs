@@ -98,8 +98,8 @@ test('the home page shows its first result from the HTML, the CLI\'s numbers, an
   await page.context().close();
 });
 
-test('a shared link (any query) never shows the home page\'s result: its first verdict is its own, from the main chunk, before the calculator', async () => {
-  for (const q of ['?model=qwen2.5-7b&gpu=l40s', '?model=llama-3.1-70b&gpu=rtx-4090&len=32768', '?view=oom', '?len=8192&view=budget']) {
+test('a shared link (any query) never shows the home page\'s result: its first verdict and figures are its own, from the main chunk, before the calculator', async () => {
+  for (const q of ['?model=qwen2.5-7b&gpu=l40s', '?model=llama-3.1-70b&gpu=rtx-4090&len=32768&units=gb', '?view=oom', '?len=8192&view=budget']) {
     const page = await newPage(browser, { serviceWorkers: 'block' });
     await watchVerdicts(page);
     // The calculator (the app split, src/lib.rs) is held back until the first result has
@@ -116,7 +116,7 @@ test('a shared link (any query) never shows the home page\'s result: its first v
       await page.locator('#vf-first [data-testid="verdict"]').waitFor();
       first = await page.evaluate(() => {
         const v = document.querySelector('#vf-first [data-testid="verdict"]');
-        return { text: v.textContent, class: v.className, inert: !!v.closest('[inert]'), scenario: document.querySelector('#vf-first .vf-first-scenario').textContent };
+        return { text: v.textContent, class: v.className, inert: !!v.closest('[inert]'), scenario: document.querySelector('#vf-first .vf-first-scenario').textContent, figures: [...document.querySelectorAll('#vf-first .vf-figure')].map((f) => [f.title, f.textContent]) };
       });
       assert.equal(first.inert, true, q);
       // Above it, what it is the verdict on: the catalog's model and GPU names.
@@ -132,9 +132,15 @@ test('a shared link (any query) never shows the home page\'s result: its first v
     const seen = await page.evaluate(() => ({ first: !!document.getElementById('vf-first'), both: window.__both, build: window.__verdicts.map((v) => v.build) }));
     assert.deepEqual(seen, { first: false, both: false, build: size ? [true, false] : [] }, q);
     if (size) {
-      // The live verdict reads as the first one did, with the same colour.
-      const live = await page.evaluate(() => { const v = document.querySelector('[data-testid="verdict"]'); return { text: v.textContent, class: v.className }; });
-      assert.deepEqual(live, { text: first.text, class: first.class }, q);
+      // The live verdict reads as the first one did, with the same colour, and so do the eight
+      // figures (label, value and detail, tooltip), in the link's units.
+      const live = await page.evaluate(() => {
+        const v = document.querySelector('[data-testid="verdict"]');
+        return { text: v.textContent, class: v.className, figures: [...document.querySelectorAll('.vf-figure')].map((f) => [f.title, f.textContent]) };
+      });
+      assert.equal(first.figures.length, 8, q);
+      assert.deepEqual(live, { text: first.text, class: first.class, figures: first.figures }, q);
+      if (q.includes('units=gb')) assert.match(first.figures[0][1], / GB/, q);
     }
     assert.deepEqual(page.errors, []);
     await page.context().close();
