@@ -1,18 +1,21 @@
 //! A shared link's first result, before the calculator (issue 19).
 //!
 //! The page's wasm is cut in two (src/lib.rs, scripts/page_wasm.py): the main chunk holds the
-//! core and this module, and nothing of Leptos; the calculator (the app split: the Leptos
-//! runtime, the shell, the inputs, "Size it") is fetched as soon as the main chunk starts.
-//! While it comes, a link with a scenario in its query shows that scenario's verdict, computed
-//! by the same core call the live page makes (`plan(&CATALOG, &decode_checked(..).0)`, as
-//! `AppState::from_query`) and written with the same class and spans as "Size it"'s verdict
-//! ([`fit_class`], `vramfit_core::text::spans`), under a line naming the model and GPU (the
-//! inputs panel, which shows them, is not there yet). It sits in `#vf-first`, inert, beside
-//! the "Loading the calculator…" note, and goes when the calculator mounts.
+//! core, this module and the figures' table (src/figures.rs), and nothing of Leptos; the
+//! calculator (the app split: the Leptos runtime, the shell, the inputs, "Size it") is a chunk
+//! of its own, which a shared link fetches once this first result is shown. Until it comes, a
+//! link with a scenario in its query shows that scenario's verdict and headline figures,
+//! computed by the same core call the live page makes (`plan(&CATALOG,
+//! &decode_checked(..).0)`, as `AppState::from_query`). The verdict is written with the same
+//! class and spans as "Size it"'s ([`fit_class`], `vramfit_core::text::spans`), the figures
+//! from the table the live page's figures read ([`FIGURES`]), under a line naming the model and
+//! GPU (the inputs panel, which shows them, is not there yet). It sits in `#vf-first`, inert,
+//! beside the "Loading the calculator…" note, and goes when the calculator mounts.
 //!
 //! The home page has its first result already: the build's copy in index.html
-//! (scripts/prerender.mjs), which holds the whole first view. This one is only the verdict: a
-//! link can name any scenario, so no copy of its view can be made ahead.
+//! (scripts/prerender.mjs), which holds the whole first view. This one has no inputs panel
+//! and no memory chart (their code is Leptos's): a link can name any scenario, so no copy of
+//! its view can be made ahead.
 //!
 //! Nothing here is markup: the verdict can quote a model or GPU name from the URL, and each of
 //! its parts becomes a text node, or the text of a `<code>` element.
@@ -71,8 +74,8 @@ pub fn verdict(cat: &vramfit_core::catalog::Catalog, query: &str) -> Option<Firs
     })
 }
 
-/// Shows the verdict of the page's address in `#vf-first` when the page has no first result
-/// yet (a shared link; the home page's is the build's). Quietly does nothing when there is no
+/// Shows the first result of the page's address ([`verdict`]) in `#vf-first` when the page
+/// has none yet (a shared link; the home page's is the build's). Quietly does nothing when there is no
 /// `#vf-first`, or no verdict to show: the calculator follows either way.
 #[cfg(target_arch = "wasm32")]
 pub fn show(cat: &vramfit_core::catalog::Catalog, query: &str) {
