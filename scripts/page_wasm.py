@@ -153,9 +153,11 @@ def main():
     # The calculator (the app split, src/lib.rs `mount`) and the shared chunks it needs: which
     # split modules need a chunk, the loader says in the comment above it (`/* app, views */`).
     link = (out / name["loader"]).read_text(encoding="utf-8")
-    users = {chunk: who for who, chunk in re.findall(r"/\* ([a-z_, ]+) \*/\nconst __(chunk_\d+) = makeLoad", link)}
-    app = [name[c.name] for c in chunks
-           if c.stem == "split_app" or "app" in users.get(c.stem, "").split(", ")]
+    users = {chunk: who.split(", ") for who, chunk in re.findall(r"/\* ([^*]+) \*/\nconst __(chunk_\d+) = makeLoad", link)}
+    unread = [c.name for c in chunks if c.stem.startswith("chunk_") and c.stem not in users]
+    if unread:
+        sys.exit(f"page_wasm.py: the chunk loader does not say which modules need {unread}; has wasm-split-cli changed?")
+    app = [name[c.name] for c in chunks if c.stem == "split_app" or "app" in users.get(c.stem, [])]
     if not any(n.endswith("_split_app.wasm") for n in app):
         sys.exit("page_wasm.py: wasm-split-cli wrote no split_app.wasm (src/lib.rs `mount`)")
     # As the chunk loader fetches them (`fetch(url)`: CORS mode, same-origin credentials).

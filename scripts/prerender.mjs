@@ -11,12 +11,13 @@
 // `selected` properties written as attributes) and are `disabled`, inside an `inert` wrapper
 // (`.vf-first-page`): nothing can be typed into a control that the mount replaces. Beside it,
 // outside the inert part, a `role="status"` note says the calculator is loading (style/main.css
-// shows it only after 0.6 s, so a fast start never flashes it). Both are in `#vf-first`.
+// shows it only after 0.6 s, so a fast start never flashes it). Both are in `#vf-first`, where a
+// shared link's page puts its own first result instead (src/first.rs).
 //
 // index.html holds it in `<template id="vf-first-html">`, which the inline script after it
 // puts into the body whole only when the address has no query: a shared link (any query) is
-// another scenario, and gets the loading note alone until its own result. The page's start
-// (`vramfit_web::start`) removes `#vf-first` in the task that mounts the app, so no frame
+// another scenario, and gets the loading note alone until its own result (src/first.rs). The
+// calculator's mount (`vramfit_web::mount`) removes `#vf-first` in the task that mounts it, so no frame
 // shows both, and the mount's first paint is the same DOM, now live; a page whose wasm does
 // not start removes it too and says why (scripts/page_wasm.py's start script).
 //

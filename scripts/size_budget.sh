@@ -9,8 +9,8 @@
 #   (scripts/page_wasm.py);
 # - the rest of "Size it": the first view's chunk below the first result and the shared
 #   chunks it needs (`_split_size_rest.wasm`, `_chunk_<n>.wasm`; src/views.rs), which the
-#   page fetches as soon as the first result is painted; then the first visit's total, these
-#   two together. Which split modules need a shared chunk, the chunk loader (`_split.js`,
+#   page fetches as soon as the live page's first result is painted; then the first visit's
+#   total, all three together. Which split modules need a shared chunk, the chunk loader (`_split.js`,
 #   written by wasm-split-cli) says in the comment above it (`/* size_rest, views */`);
 # - the views chunk of the page's wasm (src/views.rs: every view but "Size it", the command
 #   checker's results; scripts/page_wasm.py) and the shared chunks it needs beyond the first
@@ -37,7 +37,7 @@ outside_meta=$(sed -E 's/<meta\b[^>]*>//g' dist/index.html)
 # The split modules that need each shared chunk, from the comment above its loader.
 declare -A chunk_users
 while read -r id users; do chunk_users[$id]=$users; done < <(awk '
-  /^\/\* [a-z_, ]+ \*\/$/ { u = $0; gsub(/^\/\* | \*\/$|,/, "", u); next }
+  /^\/\* [^*]+ \*\/$/ { u = $0; gsub(/^\/\* | \*\/$|,/, "", u); next }
   /^const __chunk_[0-9]+ = makeLoad/ { match($0, /__chunk_[0-9]+/); print substr($0, RSTART + 8, RLENGTH - 8), u }
   { u = "" }' dist/vramfit-web-*_split.js)
 for f in dist/*; do
@@ -53,9 +53,11 @@ for f in dist/*; do
       id=${n##*_chunk_}; users=${chunk_users[${id%.wasm}]:-}
       [ -n "$users" ] || { echo "$n: the chunk loader does not say which modules need it"; exit 1; }
       if [[ " $users " == *" app "* ]]; then app+=("$f")
-      elif [[ " $users " == *" size_rest "* ]]; then rest+=("$f"); else
+      elif [[ " $users " == *" size_rest "* ]]; then rest+=("$f")
+      elif [[ " $users " == *" views "* || " $users " == *" worker_client "* ]]; then
         [[ " $users " == *" views "* ]] && views+=("$f")
         [[ " $users " == *" worker_client "* ]] && worker+=("$f")
+      else echo "$n: needed by $users, which no table here counts"; exit 1
       fi ;;
     vramfit-worker*) worker+=("$f") ;;
     *) grep -qF "$n" <<< "$outside_meta" && first+=("$f") ;;

@@ -47,17 +47,27 @@ pub struct First {
     /// The headline figures' value and detail texts, in [`FIGURES`]' order, in the link's
     /// units.
     pub figures: Vec<[String; 2]>,
+    /// What the link asked that the page ignored (an unknown model or GPU: the defaults are
+    /// shown instead), as the live page's notice says it.
+    pub notices: Vec<vramfit_core::share::Notice>,
+}
+
+/// Whether the first result of the address with this query comes from the main chunk
+/// ([`show`]): a shared link that opens "Size it". The home page's is in the HTML; another
+/// view has none, and waits for the calculator.
+pub fn from_main_chunk(query: &str) -> bool {
+    !query.is_empty() && crate::state::View::of_query(query) == crate::state::View::Size
 }
 
 /// The first result of the scenario in `query`. `None` when the link opens another view than
 /// "Size it" (which has no verdict), or the scenario does not plan (the live page says why).
 pub fn verdict(cat: &vramfit_core::catalog::Catalog, query: &str) -> Option<First> {
     use vramfit_core::share;
-    let view = share::ui_param(query, "view").unwrap_or_default();
-    if !(view.is_empty() || view == "size") {
+    // As the live page reads the view (an unknown id is "Size it").
+    if crate::state::View::of_query(query) != crate::state::View::Size {
         return None;
     }
-    let inputs = share::decode_checked(cat, query).0;
+    let (inputs, notices) = share::decode_checked(cat, query);
     let p = vramfit_core::plan::plan(cat, &inputs).ok()?;
     // As `AppState::from_query` reads the units.
     let units = share::ui_param(query, "units")
@@ -71,6 +81,7 @@ pub fn verdict(cat: &vramfit_core::catalog::Catalog, query: &str) -> Option<Firs
             .map(|f| [(f.value)(&p, units), (f.detail)(&p, units)])
             .collect(),
         verdict: p.verdict,
+        notices,
     })
 }
 
@@ -98,6 +109,7 @@ pub fn show(cat: &vramfit_core::catalog::Catalog, query: &str) {
         verdict: text,
         scenario,
         figures,
+        notices,
     }) = verdict(cat, query)
     else {
         return;
@@ -121,20 +133,25 @@ pub fn show(cat: &vramfit_core::catalog::Catalog, query: &str) {
         let title = el("h1", "vf-title")?;
         title.set_text_content(Some("vramfit"));
         header.append_child(&title).ok()?;
-        let p = el("p", class)?;
-        p.set_attribute("data-testid", "verdict").ok()?;
-        for s in vramfit_core::text::spans(&text) {
-            match s {
-                vramfit_core::text::Span::Text(t) => {
-                    p.append_child(&doc.create_text_node(t)).ok()?;
-                }
-                vramfit_core::text::Span::Code(c) => {
-                    let code = el("code", "")?;
-                    code.set_text_content(Some(c));
-                    p.append_child(&code).ok()?;
+        // A message's spans: text nodes, and `<code>` for the parts between backticks.
+        let spans = |into: &web_sys::Element, message: &str| -> Option<()> {
+            for s in vramfit_core::text::spans(message) {
+                match s {
+                    vramfit_core::text::Span::Text(t) => {
+                        into.append_child(&doc.create_text_node(t)).ok()?;
+                    }
+                    vramfit_core::text::Span::Code(c) => {
+                        let code = el("code", "")?;
+                        code.set_text_content(Some(c));
+                        into.append_child(&code).ok()?;
+                    }
                 }
             }
-        }
+            Some(())
+        };
+        let p = el("p", class)?;
+        p.set_attribute("data-testid", "verdict").ok()?;
+        spans(&p, &text)?;
         let what = el("p", "vf-first-scenario vf-caveat")?;
         what.set_text_content(Some(&scenario));
         // The figures as the live page's `Figure` writes them (src/components/size_view.rs).
@@ -157,6 +174,25 @@ pub fn show(cat: &vramfit_core::catalog::Catalog, query: &str) {
             all.append_child(&fig).ok()?;
         }
         let size = el("div", "vf-size")?;
+        if !notices.is_empty() {
+            // As the live page's notice (src/components/app.rs `Notices`).
+            let notice = el("div", "vf-notice")?;
+            notice
+                .append_child(&doc.create_text_node("Some link parameters were ignored:"))
+                .ok()?;
+            let list = el("ul", "")?;
+            for n in &notices {
+                let li = el("li", "")?;
+                let key = el("code", "")?;
+                key.set_text_content(Some(&n.key));
+                li.append_child(&key).ok()?;
+                li.append_child(&doc.create_text_node(": ")).ok()?;
+                spans(&li, &n.message)?;
+                list.append_child(&li).ok()?;
+            }
+            notice.append_child(&list).ok()?;
+            size.append_child(&notice).ok()?;
+        }
         size.append_child(&what).ok()?;
         size.append_child(&p).ok()?;
         size.append_child(&all).ok()?;
@@ -173,16 +209,24 @@ pub fn show(cat: &vramfit_core::catalog::Catalog, query: &str) {
     }
 }
 
-/// Says on the page, as text, that the calculator did not start (`data-testid="start-failed"`,
-/// as the page's start script says a wasm that did not start, scripts/page_wasm.py). The first
-/// result stays, without its "Loading…" note: it is still the scenario's answer.
+/// Says on the page, as text, at its top, that the calculator did not start
+/// (`data-testid="start-failed"`, as the page's start script says a wasm that did not start,
+/// scripts/page_wasm.py). The first result stays: it is still the scenario's answer. It is no
+/// longer loading, so its "Loading…" note goes, it stops being inert (it can be read aloud and
+/// copied; its controls stay disabled), and `vf-stopped` ends the progress cursor.
 #[cfg(target_arch = "wasm32")]
 pub fn failed(why: &str) {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    if let Ok(Some(note)) = doc.query_selector(".vf-first-status") {
-        note.remove();
+    if let Some(first) = doc.get_element_by_id(crate::FIRST_RESULT_ID) {
+        let _ = first.class_list().add_1("vf-stopped");
+        if let Ok(Some(note)) = first.query_selector(".vf-first-status") {
+            note.remove();
+        }
+        if let Ok(Some(page)) = first.query_selector(".vf-first-page") {
+            let _ = page.remove_attribute("inert");
+        }
     }
     let (Ok(p), Some(body)) = (doc.create_element("p"), doc.body()) else {
         return;
@@ -191,7 +235,7 @@ pub fn failed(why: &str) {
     let _ = p.set_attribute("role", "alert");
     let _ = p.set_attribute("data-testid", "start-failed");
     p.set_text_content(Some(why));
-    let _ = body.append_child(&p);
+    let _ = body.prepend_with_node_1(&p);
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
@@ -239,11 +283,42 @@ mod tests {
         );
     }
 
-    /// Another view has no first verdict ("Size it" has the only one).
+    /// Another view has no first verdict ("Size it" has the only one); an unknown view id is
+    /// "Size it", as on the live page. Only a shared link's comes from the main chunk.
     #[test]
     fn other_views_have_none() {
         assert_eq!(verdict(&CATALOG, "view=budget"), None);
         assert_eq!(verdict(&CATALOG, "len=8192&view=scaling"), None);
         assert!(verdict(&CATALOG, "view=size").is_some());
+        let stale = "view=no-such-view";
+        assert_eq!(
+            crate::state::AppState::from_query(stale)
+                .view
+                .get_untracked(),
+            crate::state::View::Size
+        );
+        assert!(verdict(&CATALOG, stale).is_some());
+        assert!(from_main_chunk("len=8192") && from_main_chunk(stale));
+        assert!(!from_main_chunk("") && !from_main_chunk("view=oom"));
+    }
+
+    /// A stale link's first result says what it ignored, as the live page's notice does.
+    #[test]
+    fn a_stale_link_says_what_it_ignored() {
+        let q = "model=no-such-model&gpu=h100-sxm";
+        let st = crate::state::AppState::from_query(q);
+        let first = verdict(&CATALOG, q).unwrap();
+        assert_eq!(first.notices, st.decoded.get_untracked().1);
+        assert_eq!(first.notices.len(), 1);
+        assert_eq!(first.notices[0].key, "model");
+        assert!(
+            first.notices[0].message.contains("no-such-model"),
+            "{:?}",
+            first.notices
+        );
+        assert!(verdict(&CATALOG, "model=qwen2.5-7b")
+            .unwrap()
+            .notices
+            .is_empty());
     }
 }

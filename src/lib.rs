@@ -29,9 +29,11 @@ pub fn start() {
     #[cfg(target_arch = "wasm32")]
     wasm_bindgen_futures::spawn_local(async {
         let query = state::location_query();
-        if query.is_empty() {
-            // The home page: its first result is on screen already, so the calculator's
-            // chunks (preloaded) compile now, beside the catalog's reading.
+        if !first::from_main_chunk(&query) {
+            // The home page, whose first result is on screen already (its calculator's
+            // chunks are preloaded), or a link to another view, which has no first result
+            // before the calculator: its chunks download and compile now, beside the
+            // catalog's reading.
             wasm_bindgen_futures::spawn_local(async {
                 let _ = fetch_app().await;
             });
@@ -40,10 +42,12 @@ pub fn start() {
         if loaded.is_ok() {
             first::show(&state::CATALOG, &query);
         }
+        let catalog = loaded.as_ref().err().cloned();
         if let Err(e) = mount(loaded).await {
-            first::failed(&format!(
-                "The calculator's code could not be downloaded ({e}); check the connection, then reload the page."
-            ));
+            first::failed(&match catalog {
+                None => format!("The calculator's code could not be downloaded ({e}); check the connection, then reload the page."),
+                Some(why) => format!("vramfit could not start: the catalog could not be read ({why}), and the calculator's code could not be downloaded ({e}). Check the connection and reload the page."),
+            });
         }
     });
     #[cfg(not(target_arch = "wasm32"))]
@@ -76,8 +80,9 @@ fn mount(loaded: Result<(), String>) -> Result<(), leptos::wasm_split::SplitLoad
     Ok(())
 }
 
-/// The id of the element that holds the home page's first result written at build time
-/// (scripts/prerender.mjs, index.html's `<template id="vf-first-html">`).
+/// The id of the element that holds the first result before the calculator: the home page's,
+/// written at build time (scripts/prerender.mjs, index.html's `<template id="vf-first-html">`),
+/// or a shared link's from the main chunk ([`first::show`]). [`mount`] removes it.
 pub const FIRST_RESULT_ID: &str = "vf-first";
 
 /// Bytes of WebAssembly linear memory in use (for the browser benchmark).

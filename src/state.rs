@@ -129,11 +129,19 @@ impl View {
         }
     }
 
-    fn parse(s: &str) -> View {
+    /// The view a URL id names: an unknown or missing one is "Size it".
+    pub fn parse(s: &str) -> View {
         View::ALL
             .into_iter()
             .find(|v| v.id() == s)
             .unwrap_or(View::Size)
+    }
+}
+
+impl View {
+    /// The view of an address's query (without `?`): its `view` key ([`View::parse`]).
+    pub fn of_query(query: &str) -> View {
+        View::parse(&share::ui_param(query, "view").unwrap_or_default())
     }
 }
 
@@ -359,9 +367,7 @@ impl AppState {
                 None => plan(&CATALOG, &inputs).map_err(|e| e.to_string()),
             }
         });
-        let view = Memo::new(move |_| {
-            View::parse(&share::ui_param(&query.get(), "view").unwrap_or_default())
-        });
+        let view = Memo::new(move |_| View::of_query(&query.get()));
         let units = Memo::new(move |_| {
             share::ui_param(&query.get(), "units")
                 .and_then(|u| Units::parse(&u))

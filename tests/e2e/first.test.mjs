@@ -147,19 +147,95 @@ test('a shared link (any query) never shows the home page\'s result: its first v
   }
 });
 
-test('a calculator whose code does not come says so, as text, and the shared link\'s first result stays', async () => {
+test('a calculator whose code does not come says so, as text, at the top; the first result stays, readable, no longer loading', async () => {
+  for (const q of ['/?model=qwen2.5-7b&gpu=l40s', '/']) {
+    const page = await newPage(browser, { serviceWorkers: 'block' });
+    await page.route(/\/vramfit-web-[0-9a-f]+_split_app\.wasm$/, (r) => r.fulfill({ status: 404, body: 'gone' }));
+    await page.goto(server.url + q);
+    await page.getByTestId('start-failed').waitFor();
+    const failed = await page.getByTestId('start-failed').evaluate((p) => ({
+      role: p.getAttribute('role'), text: p.textContent, children: p.children.length, first: document.body.firstElementChild === p,
+    }));
+    assert.deepEqual([failed.role, failed.children, failed.first], ['alert', 0, true], q);
+    assert.match(failed.text, /^The calculator's code could not be downloaded \(.+\); check the connection, then reload the page\.$/, q);
+    // The verdict stays (it is the scenario's answer), out of `inert`; the loading note and the
+    // progress cursor go.
+    const state = await page.evaluate(() => ({
+      verdicts: document.querySelectorAll('#vf-first [data-testid="verdict"]').length,
+      inert: !!document.querySelector('#vf-first [inert]'),
+      status: document.querySelectorAll('.vf-first-status').length,
+      cursor: getComputedStyle(document.body).cursor,
+    }));
+    assert.deepEqual(state, { verdicts: 1, inert: false, status: 0, cursor: 'auto' }, q);
+    await page.context().close();
+  }
+});
+
+test('a stale link\'s first result says what it ignored, as the live page does', async () => {
   const page = await newPage(browser, { serviceWorkers: 'block' });
-  await page.route(/\/vramfit-web-[0-9a-f]+_split_app\.wasm$/, (r) => r.fulfill({ status: 404, body: 'gone' }));
-  await page.goto(`${server.url}/?model=qwen2.5-7b&gpu=l40s`);
-  await page.getByTestId('start-failed').waitFor();
-  const failed = await page.getByTestId('start-failed').evaluate((p) => ({ role: p.getAttribute('role'), text: p.textContent, children: p.children.length }));
-  assert.equal(failed.role, 'alert');
-  assert.match(failed.text, /^The calculator's code could not be downloaded \(.+\); check the connection, then reload the page\.$/);
-  assert.equal(failed.children, 0);
-  // The verdict stays (it is the scenario's answer); the loading note goes.
-  assert.equal(await page.locator('#vf-first [data-testid="verdict"]').count(), 1);
-  assert.equal(await page.locator('.vf-first-status').count(), 0);
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route(/\/vramfit-web-[0-9a-f]+_split_app\.wasm$/, async (route) => { await held; await route.continue(); });
+  await page.goto(`${server.url}/?model=no-such-model&gpu=l40s`);
+  await page.locator('#vf-first [data-testid="verdict"]').waitFor();
+  const notice = () => page.evaluate(() => document.querySelector('.vf-notice')?.textContent);
+  const first = await notice();
+  assert.match(first ?? '', /^Some link parameters were ignored:model: .*no-such-model/);
+  release();
+  await ready(page);
+  assert.equal(await page.locator('#vf-first').count(), 0);
+  assert.equal(await notice(), first);
+  assert.deepEqual(page.errors, []);
   await page.context().close();
+});
+
+test('the home page fetches the calculator beside the main chunk, each file once; a shared link only after its first result', async () => {
+  // Home: every file the chunk loader needs for the app split, preloaded and used, once.
+  const home = await newPage(browser, { serviceWorkers: 'block' });
+  const got = [];
+  const warnings = [];
+  home.on('request', (r) => got.push(new URL(r.url()).pathname.slice(1)));
+  home.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  await home.goto(server.url + '/');
+  await ready(home);
+  await home.waitForTimeout(3500); // Chromium warns of an unused preload 3 s after load.
+  const wanted = await home.evaluate(() => {
+    const s = [...document.querySelectorAll('script:not([type])')].map((e) => e.textContent).find((t) => t.includes('_split_app.wasm'));
+    return JSON.parse(s.match(/for \(const f of (\[[^\]]*\])/)[1]);
+  });
+  // They are what the chunk loader says the app split needs: its own file, and each shared
+  // chunk whose comment names `app`.
+  const loader = await home.evaluate(async () => {
+    const href = document.querySelector('link[rel="modulepreload"][href$="_split.js"]').href;
+    return (await fetch(href)).text();
+  });
+  const needs = [...loader.matchAll(/\/\* ([^*]+) \*\/\nconst __chunk_\d+ = makeLoad\(\(\) => \{\n\s*const src = fetch\(new URL\("\.\/([^"]+)"/g)]
+    .filter((m) => m[1].split(', ').includes('app')).map((m) => m[2]);
+  const app = loader.match(/"\.\/([^"]+_split_app\.wasm)"/)[1];
+  assert.ok(needs.length >= 1, loader.slice(0, 2000));
+  assert.deepEqual([...wanted].sort(), [...needs, app].sort());
+  for (const f of wanted) assert.equal(got.filter((g) => g === f).length, 1, f);
+  assert.deepEqual(warnings.filter((w) => /preload/i.test(w)), []);
+  await home.context().close();
+  // Shared link: its first result is in the document when the chunk loader asks for the
+  // calculator (its `fetch` call, recorded as it is made), and nothing asked for it before.
+  const shared = await newPage(browser, { serviceWorkers: 'block' });
+  await shared.addInitScript(() => {
+    const fetch = window.fetch;
+    window.__appFetches = [];
+    window.fetch = function (url, ...rest) {
+      if (String(url).includes('_split_app.wasm')) window.__appFetches.push(!!document.querySelector('#vf-first [data-testid="verdict"]'));
+      return fetch.call(this, url, ...rest);
+    };
+  });
+  await shared.goto(`${server.url}/?model=qwen2.5-7b&gpu=l40s`);
+  await ready(shared);
+  const t = await shared.evaluate(() => ({
+    fetches: window.__appFetches,
+    requests: performance.getEntriesByType('resource').filter((r) => r.name.endsWith('_split_app.wasm')).length,
+  }));
+  assert.deepEqual(t, { fetches: [true], requests: 1 });
+  await shared.context().close();
 });
 
 test('a page whose wasm does not come or does not instantiate says so, as text, instead of keeping the build\'s first result', async () => {

@@ -48,9 +48,10 @@ export async function ready(page) {
  * waits up to 100 ms and more between looks, is not in it): `await firstResult(page)` after
  * the navigation gives `{ dom, painted, live }`, ms from navigation start to the verdict
  * attached to the document, to the first contentful paint (Paint Timing), and to the live
- * page's verdict (the wasm's mount). On the home page the first verdict is the build's
- * (`#vf-first`, scripts/prerender.mjs), in the HTML; elsewhere the first is the live one, so
- * `live` equals `dom`. The page paints nothing before its first verdict, so that paint is the
+ * page's verdict (the calculator's mount). The first verdict is in `#vf-first`: on the home
+ * page the build's (scripts/prerender.mjs), in the HTML; on a shared link that opens "Size it"
+ * the link's own, from the main chunk (src/first.rs). On a link to another view there is none
+ * before the calculator, and `live` equals `dom`. The page paints nothing before its first verdict, so that paint is the
  * first result's. */
 export async function timeFirstResult(page) {
   await page.addInitScript(() => {
