@@ -10,9 +10,12 @@ build.rs), and compiles that name into the wasm (`vramfit_core::catalog::WEB_FIL
 - copies that file from the core's build output (under the cargo target directory: the
   name is the content's hash, so any copy with that name is these bytes);
 - adds `<link rel="preload" as="fetch" crossorigin>` for it to index.html's head, before the
-  app's script, so the browser fetches it while the wasm downloads, and the page's fetch
-  (src/state.rs `load_catalog`) takes the preloaded response. The service worker caches it
-  with the first load's files (scripts/sw_files.py: named outside a `<meta>`).
+  app's script, so the browser fetches it while the wasm downloads, and a script that asks
+  for its text at once (`window.vfCatalog`: a promise of the text, or of `null` when it did
+  not come), taking the preloaded response; the wasm reads that promise when it starts
+  (src/state.rs `early_catalog`), and fetches the file itself only when it came to nothing.
+  The service worker caches it with the first load's files (scripts/sw_files.py: named
+  outside a `<meta>`).
 Writes into $TRUNK_STAGING_DIR, or into the directory given as the first argument.
 """
 import json
@@ -58,7 +61,10 @@ index = out / "index.html"
 html = index.read_text(encoding="utf-8")
 if name in html:
     sys.exit(f"catalog_file.py: index.html already names {name}")
-link = f'<link rel="preload" href="{name}" as="fetch" crossorigin>'
+link = (f'<link rel="preload" href="{name}" as="fetch" crossorigin>'
+        # As the page's own fetch would ask (CORS mode, same-origin credentials), so that it
+        # takes the preloaded response.
+        f"<script>window.vfCatalog = fetch('{name}').then((r) => r.ok ? r.text() : null).catch(() => null);</script>")
 html, n = re.subn(r"</title>", lambda m: m.group(0) + "\n    " + link, html, count=1)
 if n != 1:
     sys.exit("catalog_file.py: index.html has no </title>")

@@ -28,6 +28,7 @@ pub fn start() {
     console_error_panic_hook::set_once();
     #[cfg(target_arch = "wasm32")]
     wasm_bindgen_futures::spawn_local(async {
+        state::mark("vf-start");
         let query = state::location_query();
         if !first::from_main_chunk(&query) {
             // The home page, whose first result is on screen already (its calculator's
@@ -41,6 +42,7 @@ pub fn start() {
         let loaded = state::load_catalog().await;
         if loaded.is_ok() {
             first::show(&state::CATALOG, &query);
+            state::mark("vf-first-shown");
         }
         let catalog = loaded.as_ref().err().cloned();
         if let Err(e) = mount(loaded).await {
@@ -70,6 +72,7 @@ fn mount(loaded: Result<(), String>) -> Result<(), leptos::wasm_split::SplitLoad
     match loaded {
         Ok(()) => {
             leptos::mount::mount_to_body(App);
+            state::mark("vf-mounted");
             components::later::first_paint_done();
         }
         Err(why) => leptos::mount::mount_to_body(move || {

@@ -59,15 +59,55 @@ pub async fn fetch_text(url: &str, force_cache: bool) -> Result<String, String> 
     text.as_string().ok_or_else(|| format!("{url} is not text"))
 }
 
+/// Marks a step of the page's start on the page's timeline (a User Timing mark: DevTools'
+/// performance panel shows it, and tests/e2e/startup.mjs reads it): `vf-start` (the main
+/// chunk runs), `vf-catalog-text` (the catalog's text is in), `vf-catalog-read` (parsed),
+/// `vf-first-shown` (a shared link's first result is in the DOM, or there is none to show),
+/// `vf-mounted` (the calculator).
+pub fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}
+
+/// The catalog's text as the page's head asked for it, as soon as the HTML parser reached it
+/// (`window.vfCatalog`, a promise of the text or `null`, written by scripts/catalog_file.py
+/// beside the file's preload): by the time the wasm has started, the text is usually there
+/// already, 6 ms after the start where a fetch from here took 14–15 ms (medians, 2 cores;
+/// docs/PERFORMANCE.md, "Issue 19, step 8"). The promise is taken off `window`, so that the
+/// text is not kept twice. `None` when the page has no such promise or it came to nothing;
+/// [`load_catalog`] then fetches the file itself, and says why that failed.
+#[cfg(target_arch = "wasm32")]
+async fn early_catalog() -> Option<String> {
+    let window = js_sys::global();
+    let key = wasm_bindgen::JsValue::from_str("vfCatalog");
+    let p = js_sys::Reflect::get(&window, &key).ok()?;
+    let _ = js_sys::Reflect::delete_property(&window, &key);
+    let p: js_sys::Promise = wasm_bindgen::JsCast::dyn_into(p).ok()?;
+    wasm_bindgen_futures::JsFuture::from(p)
+        .await
+        .ok()?
+        .as_string()
+}
+#[cfg(not(target_arch = "wasm32"))]
+async fn early_catalog() -> Option<String> {
+    None
+}
+
 /// Fetches and reads the catalog ([`vramfit_core::catalog::WEB_FILE`], which index.html
-/// preloads beside the wasm), once.
+/// preloads beside the wasm and asks for at once: [`early_catalog`]), once.
 ///
 /// # Errors
 /// Why it could not be fetched or read, for the page to show.
 pub async fn load_catalog() -> Result<(), String> {
     if CATALOG.0.get().is_none() {
-        let text = fetch_text(vramfit_core::catalog::WEB_FILE, false).await?;
+        let text = match early_catalog().await {
+            Some(t) => t,
+            None => fetch_text(vramfit_core::catalog::WEB_FILE, false).await?,
+        };
+        mark("vf-catalog-text");
         let _ = CATALOG.0.set(Catalog::from_web_file(&text)?);
+        mark("vf-catalog-read");
     }
     Ok(())
 }

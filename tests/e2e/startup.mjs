@@ -1,30 +1,53 @@
 // Where a cold load's time goes, up to the first result (a benchmark, not a test): against
-// the release build on 127.0.0.1, N cold loads (default 10), each in a fresh context with the
-// service worker blocked (SW=1: allowed, as bench.mjs loads), and the medians of
+// release builds on 127.0.0.1, N cold loads of a shared link (default 10) from each build,
+// in turn, in one browser, so that the machine's drift and the browser's slower first
+// contexts fall on every build alike (a first round is left out); each in a fresh context
+// with the service worker blocked (SW=1: allowed, as bench.mjs loads). Medians, in ms from
+// navigation start:
 //  - the page wasm's and the catalog file's responseEnd (Resource Timing),
 //  - the first result in the DOM and painted (first contentful paint), both timed inside
-//    the page (helpers.mjs timeFirstResult), so Playwright's polling is not in them.
-// All from navigation start, in ms. Usage: node tests/e2e/startup.mjs
-//   BENCH_DIST=/path/to/dist N=20 SW=1 node tests/e2e/startup.mjs
-// docs/PERFORMANCE.md ("Issue 19, step 4") records what it found.
+//    the page (helpers.mjs timeFirstResult), so Playwright's polling is not in them, and
+//    the live page's verdict;
+// and the start's phases between the page's own User Timing marks (src/state.rs `mark`;
+// a build without them shows NaN): the main wasm's last byte → `vf-start` (the glue run,
+// the module compiled and instantiated) → `vf-catalog-text` → `vf-catalog-read` →
+// `vf-first-shown` → `vf-mounted` (the calculator).
+// Usage: node tests/e2e/startup.mjs                     (dist/)
+//        BENCH_DIST=/path/to/dist N=20 SW=1 node tests/e2e/startup.mjs
+//        N=40 node tests/e2e/startup.mjs DIST_A DIST_B   (builds compared, e.g. copies of
+//        dist/ from two commits)
+// docs/PERFORMANCE.md ("Issue 19, step 4", "step 8") records what it found.
 import { launch, startServer, newPage, DIST, timeFirstResult, firstResult } from './helpers.mjs';
+
+const dists = process.argv.length > 2 ? process.argv.slice(2) : [process.env.BENCH_DIST || DIST];
+const N = Number(process.env.N || 10);
+const median = (v) => { const s = v.filter(Number.isFinite).sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : NaN; };
 const browser = await launch();
-const server = await startServer({}, process.env.BENCH_DIST || DIST);
-const rows = [];
-for (let i = 0; i < +(process.env.N || 10); i++) {
+const servers = await Promise.all(dists.map((d) => startServer({}, d)));
+const runs = dists.map(() => []);
+for (let i = 0; i < (N + 1) * dists.length; i++) {
+  const k = i % dists.length;
   const page = await newPage(browser, { serviceWorkers: process.env.SW ? 'allow' : 'block' });
   await timeFirstResult(page);
-  await page.goto(server.url + '/?model=qwen2.5-7b&gpu=h100-sxm');
-  const { dom, painted } = await firstResult(page);
-  const [wasm, catalog] = await page.evaluate(() => {
+  await page.goto(`${servers[k].url}/?model=qwen2.5-7b&gpu=h100-sxm`);
+  const t = await firstResult(page);
+  const at = await page.evaluate(() => {
     const end = (re) => performance.getEntriesByType('resource').find((e) => re.test(e.name))?.responseEnd ?? NaN;
-    return [end(/vramfit-web-[0-9a-f]+_bg\.wasm$/), end(/\/catalog-[0-9a-f]+\.json$/)];
+    const o = { wasm: end(/vramfit-web-[0-9a-f]+_bg\.wasm$/), catalog: end(/\/catalog-[0-9a-f]+\.json$/) };
+    for (const m of performance.getEntriesByType('mark')) if (m.name.startsWith('vf-')) o[m.name] = m.startTime;
+    return o;
   });
-  rows.push([wasm, catalog, dom, painted]);
+  if (i >= dists.length) runs[k].push({ ...t, at });
   await page.context().close();
 }
-const med = (k) => { const s = rows.map((r) => r[k]).sort((a, b) => a - b); return s[Math.floor(s.length / 2)].toFixed(0); };
-console.log('| build | wasm received | catalog received | first result in the DOM | painted |\n|---|---|---|---|---|');
-console.log(`| ${process.env.BENCH_DIST || 'dist'} | ${med(0)} | ${med(1)} | ${med(2)} | ${med(3)} |`);
+const ms = (x) => (Number.isFinite(x) ? `${Math.round(x)}` : 'NaN');
+const steps = ['wasm', 'vf-start', 'vf-catalog-text', 'vf-catalog-read', 'vf-first-shown', 'vf-mounted'];
+console.log(`| build | wasm received | catalog received | first result in the DOM | painted | live page | ${steps.slice(1).map((s, j) => `${steps[j]} → ${s}`).join(' | ')} |`);
+console.log(`|---|---|---|---|---|---|${steps.slice(1).map(() => '---').join('|')}|`);
+dists.forEach((d, k) => {
+  const v = runs[k];
+  const phases = steps.slice(1).map((s, j) => ms(median(v.map((r) => r.at[s] - r.at[steps[j]]))));
+  console.log(`| ${d} | ${ms(median(v.map((r) => r.at.wasm)))} | ${ms(median(v.map((r) => r.at.catalog)))} | ${ms(median(v.map((r) => r.dom)))} | ${ms(median(v.map((r) => r.painted)))} | ${ms(median(v.map((r) => r.live)))} | ${phases.join(' | ')} |`);
+});
 await browser.close();
-await server.close?.();
+for (const s of servers) await s.close?.();
