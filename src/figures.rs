@@ -1,10 +1,20 @@
-//! The eight headline figures of "Size it", as one table: the live page's `Figure`s
+//! The eight headline figures of "Size it", and the verdict's classes above them ([`fit_class`]), as one table: the live page's `Figure`s
 //! (src/components/size_view.rs) and a shared link's first result (src/first.rs) both write
 //! their texts from it, so the two cannot differ, and the main chunk, which holds the first
 //! result, holds their formatting once for both.
 
 use vramfit_core::plan::Plan;
+use vramfit_core::sizing::Fit;
 use vramfit_core::units::{fmt_bytes, fmt_bytes_band, fmt_count, fmt_ms, fmt_num, fmt_usd, Units};
+
+/// The verdict's classes above the figures: its colour says whether the plan starts.
+pub fn fit_class(f: Fit) -> &'static str {
+    match f {
+        Fit::Fits => "vf-verdict vf-ok",
+        Fit::FitsWithQueueing => "vf-verdict vf-warn",
+        Fit::KvTooSmall | Fit::WeightsTooLarge | Fit::Refused => "vf-verdict vf-bad",
+    }
+}
 
 /// One headline figure: its label, test id, tooltip, and how its value and detail line read
 /// a plan.

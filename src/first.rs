@@ -20,18 +20,7 @@
 //! Nothing here is markup: the verdict can quote a model or GPU name from the URL, and each of
 //! its parts becomes a text node, or the text of a `<code>` element.
 
-use crate::figures::FIGURES;
-use vramfit_core::sizing::Fit;
-use vramfit_core::units::Units;
-
-/// The verdict's classes: its colour says whether the plan starts (as in "Size it").
-pub fn fit_class(f: Fit) -> &'static str {
-    match f {
-        Fit::Fits => "vf-verdict vf-ok",
-        Fit::FitsWithQueueing => "vf-verdict vf-warn",
-        Fit::KvTooSmall | Fit::WeightsTooLarge | Fit::Refused => "vf-verdict vf-bad",
-    }
-}
+use crate::figures::{fit_class, FIGURES};
 
 /// What the first result of the scenario in `query` (an address's query, without `?`)
 /// shows.
@@ -69,10 +58,7 @@ pub fn verdict(cat: &vramfit_core::catalog::Catalog, query: &str) -> Option<Firs
     }
     let (inputs, notices) = share::decode_checked(cat, query);
     let p = vramfit_core::plan::plan(cat, &inputs).ok()?;
-    // As `AppState::from_query` reads the units.
-    let units = share::ui_param(query, "units")
-        .and_then(|u| Units::parse(&u))
-        .unwrap_or_default();
+    let units = crate::state::units_of_query(query);
     Some(First {
         class: fit_class(p.estimate.fit),
         scenario: format!("{} on {}", p.model_name, p.gpu_name),
@@ -178,7 +164,7 @@ pub fn show(cat: &vramfit_core::catalog::Catalog, query: &str) {
             // As the live page's notice (src/components/app.rs `Notices`).
             let notice = el("div", "vf-notice")?;
             notice
-                .append_child(&doc.create_text_node("Some link parameters were ignored:"))
+                .append_child(&doc.create_text_node(crate::state::IGNORED_PARAMETERS))
                 .ok()?;
             let list = el("ul", "")?;
             for n in &notices {

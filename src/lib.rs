@@ -30,7 +30,8 @@ pub fn start() {
     wasm_bindgen_futures::spawn_local(async {
         state::mark("vf-start");
         let query = state::location_query();
-        if !first::from_main_chunk(&query) {
+        let own_first = first::from_main_chunk(&query);
+        if !own_first {
             // The home page, whose first result is on screen already (its calculator's
             // chunks are preloaded), or a link to another view, which has no first result
             // before the calculator: its chunks download and compile now, beside the
@@ -40,10 +41,10 @@ pub fn start() {
             });
         }
         let loaded = state::load_catalog().await;
-        if loaded.is_ok() {
+        if own_first && loaded.is_ok() {
             first::show(&state::CATALOG, &query);
-            state::mark("vf-first-shown");
         }
+        state::mark("vf-first-shown");
         let catalog = loaded.as_ref().err().cloned();
         if let Err(e) = mount(loaded).await {
             first::failed(&match catalog {

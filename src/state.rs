@@ -185,6 +185,19 @@ impl View {
     }
 }
 
+/// The units of an address's query (without `?`): its `units` key, else the default; read
+/// so by the live page ([`AppState`]) and a shared link's first result (src/first.rs).
+pub fn units_of_query(query: &str) -> Units {
+    share::ui_param(query, "units")
+        .and_then(|u| Units::parse(&u))
+        .unwrap_or_default()
+}
+
+/// What a link's notice says above the parameters the page ignored (an unknown model or
+/// GPU), on the live page (src/components/app.rs `Notices`) and in a shared link's first
+/// result (src/first.rs).
+pub const IGNORED_PARAMETERS: &str = "Some link parameters were ignored:";
+
 /// A model the user brought (files or a Hugging Face repo). Not in the URL: files cannot be.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Custom {
@@ -408,11 +421,7 @@ impl AppState {
             }
         });
         let view = Memo::new(move |_| View::of_query(&query.get()));
-        let units = Memo::new(move |_| {
-            share::ui_param(&query.get(), "units")
-                .and_then(|u| Units::parse(&u))
-                .unwrap_or_default()
-        });
+        let units = Memo::new(move |_| units_of_query(&query.get()));
         Self {
             query,
             decoded,

@@ -109,7 +109,7 @@ fn Notices() -> impl IntoView {
                 .collect_view();
             view! {
                 <div class="vf-notice" role="status" data-testid="url-notice">
-                    "Some link parameters were ignored:"
+                    {crate::state::IGNORED_PARAMETERS}
                     <ul>{items}</ul>
                 </div>
             }
