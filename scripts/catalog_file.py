@@ -6,7 +6,8 @@ feature). The core's build script writes the web copy, one JSON object of every 
 without its provenance, named by its content (`catalog-<hash>.json`, crates/vramfit-core/
 build.rs), and compiles that name into the wasm (`vramfit_core::catalog::WEB_FILE`). This step
 (scripts/post_build.py, after Trunk has built the wasm):
-- reads the name from the page's main wasm chunk (the views chunk shares its memory);
+- reads the name from the page's main wasm chunk, which index.html holds in hex (the views
+  chunk shares its memory);
 - copies that file from the core's build output (under the cargo target directory: the
   name is the content's hash, so any copy with that name is these bytes);
 - adds `<link rel="preload" as="fetch" crossorigin>` for it to index.html's head, before the
@@ -31,19 +32,16 @@ out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGI
 NAME = re.compile(rb"catalog-[0-9a-f]{16}\.json")
 
 
-def named_in(pattern):
-    files = sorted(out.glob(pattern))
-    if not files:
-        return None
-    names = {n.decode() for f in files for n in NAME.findall(f.read_bytes())}
-    if len(names) != 1:
-        sys.exit(f"catalog_file.py: {pattern} names {len(names)} catalog files: {sorted(names)}")
-    return names.pop()
-
-
-name = named_in("vramfit-web*_bg.wasm")
-if name is None:
-    sys.exit(f"catalog_file.py: no vramfit-web wasm in {out}")
+index = out / "index.html"
+html = index.read_text(encoding="utf-8")
+# The main chunk is in the page, in hex (scripts/page_wasm.py).
+blob = re.search(r'<script type="text/plain" id="vf-wasm">([0-9a-f]*)</script>', html)
+if blob is None:
+    sys.exit(f"catalog_file.py: {index} holds no main chunk (`#vf-wasm`, scripts/page_wasm.py)")
+names = set(NAME.findall(bytes.fromhex(blob.group(1))))
+if len(names) != 1:
+    sys.exit(f"catalog_file.py: the main chunk names {len(names)} catalog files: {sorted(names)}")
+name = names.pop().decode()
 # Cargo's target directory as cargo itself resolves it (env, config), as Trunk does.
 meta = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps", "--offline"],
                       cwd=root, capture_output=True, text=True)
@@ -57,8 +55,6 @@ if not copies:
     sys.exit(f"catalog_file.py: no {name} under {target} (the core's build script writes it "
              "to OUT_DIR/web)")
 shutil.copyfile(copies[0], out / name)
-index = out / "index.html"
-html = index.read_text(encoding="utf-8")
 if name in html:
     sys.exit(f"catalog_file.py: index.html already names {name}")
 link = (f'<link rel="preload" href="{name}" as="fetch" crossorigin>'

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Transfer budgets, gzip -9, with a per-file table:
-# - first load: index.html, the service worker and every file index.html names outside its
-#   `<meta>` tags but the calculator's (the app's js, main wasm, catalog file, manifest and icon;
-#   the css is inline): what a shared link's first result waits for (src/first.rs);
+# - first load: index.html (with the css and the main wasm chunk, in hex, inline:
+#   scripts/page_wasm.py), the service worker and every file index.html names outside its
+#   `<meta>` tags but the calculator's (the app's js, the chunk loader, catalog file, manifest
+#   and icon): what a shared link's first result waits for (src/first.rs);
 # - the calculator: the app split (`_split_app.wasm`, src/lib.rs `mount`: Leptos, the shell,
 #   the inputs, the first view's top) and the shared chunks it needs, which the home page
 #   fetches beside the first load and a shared link right after its first result
@@ -96,10 +97,22 @@ done
 table "views chunk (when another view is first shown)" scripts/views_budget.txt "${views[@]}"
 table "import worker and its client (on first use)" scripts/worker_budget.txt "${worker[@]}"
 root=$(pwd)
-for f in dist/*.wasm; do
+# The main chunk is in index.html, in hex (scripts/page_wasm.py): checked decoded, as the others.
+main_chunk=$(mktemp)
+trap 'rm -f "$main_chunk"' EXIT
+python3 - "$main_chunk" <<'PY'
+import re, sys
+m = re.search(r'<script type="text/plain" id="vf-wasm">([0-9a-f]+)</script>', open("dist/index.html", encoding="utf-8").read())
+if m is None:
+    sys.exit("dist/index.html holds no main chunk (#vf-wasm, scripts/page_wasm.py)")
+open(sys.argv[1], "wb").write(bytes.fromhex(m.group(1)))
+PY
+for f in dist/*.wasm "$main_chunk"; do
+  name=$(basename "$f")
+  [ "$f" = "$main_chunk" ] && name="index.html's main chunk"
   for p in "$root" "${CARGO_HOME:-$HOME/.cargo}"; do
     if grep -qaF "$p" "$f"; then
-      echo "$(basename "$f") embeds the build path $p: build through scripts/env.sh (--remap-path-prefix)"
+      echo "$name embeds the build path $p: build through scripts/env.sh (--remap-path-prefix)"
       fail=1
     fi
   done

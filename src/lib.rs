@@ -16,7 +16,7 @@ pub mod worker_client;
 use components::app::App;
 
 /// Entry point: panic hook, the catalog (a file beside the wasm, which index.html preloads
-/// while the wasm downloads), a shared link's first result ([`first::show`]), then the
+/// while the page and its code download), a shared link's first result ([`first::show`]), then the
 /// calculator ([`mount`], the app split: everything of Leptos, a chunk of its own). The home
 /// page, whose first result is in the HTML, has been fetching that chunk beside the main one
 /// (scripts/page_wasm.py preloads it when the address has no query); a shared link fetches it

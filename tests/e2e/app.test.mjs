@@ -23,9 +23,9 @@ test('loads, computes in WASM, and shows the default scenario without errors', a
   await shot(page, 'size-default-light');
 });
 
-test('the catalog is a file beside the wasm: preloaded while the wasm downloads, fetched once, shared with the other views', async () => {
-  // The wasm comes 800 ms late: the catalog has arrived long before it, and the page still
-  // answers from it.
+test('the catalog is a file beside the wasm: preloaded while the page\'s code downloads, fetched once, shared with the other views', async () => {
+  // The page's JS comes 800 ms late (its wasm is in the page and starts only with it): the
+  // catalog has arrived long before it, and the page still answers from it.
   const slow = await startServer({ delay: { '/vramfit-web-': 800 } });
   const page = await newPage(browser, { serviceWorkers: 'block' });
   const warnings = [];
@@ -35,7 +35,7 @@ test('the catalog is a file beside the wasm: preloaded while the wasm downloads,
   await page.goto(`${slow.url}/?model=qwen2.5-7b&gpu=l40s`);
   await ready(page);
   const catalog = Object.keys(done).filter((u) => /^\/catalog-[0-9a-f]{16}\.json$/.test(u));
-  const wasm = Object.keys(done).filter((u) => /^\/vramfit-web-[0-9a-f]+_bg\.wasm$/.test(u));
+  const wasm = Object.keys(done).filter((u) => /^\/vramfit-web-[0-9a-f]+\.js$/.test(u));
   assert.equal(catalog.length, 1, `one catalog file: ${Object.keys(done)}`);
   assert.equal(wasm.length, 1);
   assert.ok(done[catalog[0]] < done[wasm[0]], 'the catalog arrived while the wasm was on its way');

@@ -42,10 +42,11 @@ const figures = (page, scope) => page.evaluate((scope) => {
 test('the home page shows its first result from the HTML, the CLI\'s numbers, and the live page takes its place in one task', async () => {
   const page = await newPage(browser, { serviceWorkers: 'block' });
   await watchVerdicts(page);
-  // The page's wasm is held back until the build's first result has been read.
+  // The page's JS (without which its wasm, in the page, does not start) is held back until the
+  // build's first result has been read.
   let release;
   const held = new Promise((r) => { release = r; });
-  await page.route(/\/vramfit-web-[0-9a-f]+_bg\.wasm$/, async (route) => { await held; await route.continue(); });
+  await page.route(/\/vramfit-web-[0-9a-f]+\.js$/, async (route) => { await held; await route.continue(); });
   await page.goto(server.url + '/');
   await page.locator('#vf-first [data-testid="verdict"]').waitFor();
   const built = await figures(page, '#vf-first');
@@ -238,21 +239,49 @@ test('the home page fetches the calculator beside the main chunk, each file once
   await shared.context().close();
 });
 
-test('a page whose wasm does not come or does not instantiate says so, as text, instead of keeping the build\'s first result', async () => {
-  for (const how of ['404', 'instantiate']) {
+test('a page whose code does not come, is cut short or does not compile says so, as text, instead of keeping the build\'s first result', async () => {
+  for (const how of ['404', 'cut', 'compile']) {
     const page = await newPage(browser, { serviceWorkers: 'block' });
-    if (how === '404') await page.route(/\/vramfit-web-[0-9a-f]+_bg\.wasm$/, (r) => r.fulfill({ status: 404, body: 'gone' }));
+    if (how === '404') await page.route(/\/vramfit-web-[0-9a-f]+\.js$/, (r) => r.fulfill({ status: 404, body: 'gone' }));
+    // The connection drops halfway through the page's wasm (in the page, scripts/page_wasm.py):
+    // the page ends there.
+    else if (how === 'cut') {
+      await page.route((u) => u.pathname === '/', async (route) => {
+        const r = await route.fetch();
+        const html = await r.text();
+        const at = html.indexOf('id="vf-wasm">');
+        assert.ok(at > 0, 'the page holds its wasm');
+        await route.fulfill({ response: r, body: html.slice(0, at + Math.floor((html.length - at) / 2)) });
+      });
+    }
     // An error whose message looks like markup: it must show as text.
-    else await page.addInitScript(() => { WebAssembly.instantiateStreaming = () => Promise.reject(new Error('<b>x</b>')); });
+    else await page.addInitScript(() => { WebAssembly.compile = () => Promise.reject(new Error('<b>x</b>')); });
     await page.goto(server.url + '/');
     await page.getByTestId('start-failed').waitFor();
     const failed = await page.getByTestId('start-failed').evaluate((p) => ({ role: p.getAttribute('role'), text: p.textContent, children: p.children.length }));
     assert.equal(failed.role, 'alert');
     assert.match(failed.text, /^vramfit could not start \(.+\)\. Check the connection and reload the page\.$/);
-    if (how === 'instantiate') assert.ok(failed.text.includes('(<b>x</b>)'), failed.text);
+    if (how === 'compile') assert.ok(failed.text.includes('(<b>x</b>)'), failed.text);
     assert.equal(failed.children, 0);
     assert.equal(await page.locator('#vf-first').count(), 0);
     assert.equal(await page.getByTestId('verdict').count(), 0);
+    await page.context().close();
+  }
+});
+
+test('the page\'s wasm comes in the page: decoded where the browser has no Uint8Array.fromHex too, then taken out of the document', async () => {
+  for (const native of [true, false]) {
+    const page = await newPage(browser, { serviceWorkers: 'block' });
+    if (!native) await page.addInitScript(() => { delete Uint8Array.fromHex; });
+    const wasmFiles = [];
+    page.on('request', (r) => { if (/vramfit-web-[0-9a-f]+_bg\.wasm$/.test(r.url())) wasmFiles.push(r.url()); });
+    await page.goto(`${server.url}/?model=qwen2.5-7b&gpu=l40s`);
+    await ready(page);
+    const e = cli(['plan', 'qwen2.5-7b', '--gpu', 'l40s', '--max-model-len', '8192']);
+    assert.equal(await page.getByTestId('weights-per-gpu').textContent(), gib(e.per_gpu.weights_bytes), `fromHex: ${native}`);
+    assert.deepEqual(await page.evaluate(() => [typeof Uint8Array.fromHex, document.getElementById('vf-wasm')]), [native ? 'function' : 'undefined', null]);
+    assert.deepEqual(wasmFiles, [], 'no main wasm file is fetched');
+    assert.deepEqual(page.errors, []);
     await page.context().close();
   }
 });

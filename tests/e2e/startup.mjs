@@ -4,16 +4,20 @@
 // contexts fall on every build alike (a first round is left out); each in a fresh context
 // with the service worker blocked (SW=1: allowed, as bench.mjs loads). Medians, in ms from
 // navigation start:
-//  - the page wasm's and the catalog file's responseEnd (Resource Timing),
+//  - the page's responseEnd (Navigation Timing; the main wasm is in the page since step 9,
+//    scripts/page_wasm.py) and the catalog file's (Resource Timing),
 //  - the first result in the DOM and painted (first contentful paint), both timed inside
 //    the page (helpers.mjs timeFirstResult), so Playwright's polling is not in them, and
 //    the live page's verdict;
 // and the start's phases between the page's own User Timing marks (src/state.rs `mark`;
-// a build without them shows NaN): the main wasm's last byte → `vf-start` (the glue run,
-// the module compiled and instantiated) → `vf-catalog-text` → `vf-catalog-read` →
+// a build without them shows NaN): the page's last byte → `vf-start` (the page parsed, the
+// glue run, the module decoded, compiled and instantiated) → `vf-catalog-text` → `vf-catalog-read` →
 // `vf-first-shown` → `vf-mounted` (the calculator).
+// FAST3G=1 loads them gzipped under Chromium DevTools' "Fast 3G" preset, as bench.mjs does
+// (the phases then follow the bytes); PAGE=/ loads the home page instead of the shared link.
 // Usage: node tests/e2e/startup.mjs                     (dist/)
 //        BENCH_DIST=/path/to/dist N=20 SW=1 node tests/e2e/startup.mjs
+//        FAST3G=1 N=5 node tests/e2e/startup.mjs DIST_A DIST_B
 //        N=40 node tests/e2e/startup.mjs DIST_A DIST_B   (builds compared, e.g. copies of
 //        dist/ from two commits)
 // docs/PERFORMANCE.md ("Issue 19, step 4", "step 8") records what it found.
@@ -23,17 +27,23 @@ const dists = process.argv.length > 2 ? process.argv.slice(2) : [process.env.BEN
 const N = Number(process.env.N || 10);
 const median = (v) => { const s = v.filter(Number.isFinite).sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : NaN; };
 const browser = await launch();
-const servers = await Promise.all(dists.map((d) => startServer({}, d)));
+const fast3g = !!process.env.FAST3G;
+const servers = await Promise.all(dists.map((d) => startServer({ gzip: fast3g }, d)));
 const runs = dists.map(() => []);
 for (let i = 0; i < (N + 1) * dists.length; i++) {
   const k = i % dists.length;
   const page = await newPage(browser, { serviceWorkers: process.env.SW ? 'allow' : 'block' });
+  if (fast3g) {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 150 * 3.75, downloadThroughput: (1.6 * 1000 * 1000) / 8 * 0.9, uploadThroughput: (750 * 1000) / 8 * 0.9 });
+  }
   await timeFirstResult(page);
-  await page.goto(`${servers[k].url}/?model=qwen2.5-7b&gpu=h100-sxm`);
-  const t = await firstResult(page);
+  await page.goto(servers[k].url + (process.env.PAGE ?? '/?model=qwen2.5-7b&gpu=h100-sxm'), { timeout: 120000 });
+  const t = await firstResult(page, 120000);
   const at = await page.evaluate(() => {
     const end = (re) => performance.getEntriesByType('resource').find((e) => re.test(e.name))?.responseEnd ?? NaN;
-    const o = { wasm: end(/vramfit-web-[0-9a-f]+_bg\.wasm$/), catalog: end(/\/catalog-[0-9a-f]+\.json$/) };
+    const o = { page: performance.getEntriesByType('navigation')[0].responseEnd, catalog: end(/\/catalog-[0-9a-f]+\.json$/) };
     for (const m of performance.getEntriesByType('mark')) if (m.name.startsWith('vf-')) o[m.name] = m.startTime;
     return o;
   });
@@ -41,13 +51,13 @@ for (let i = 0; i < (N + 1) * dists.length; i++) {
   await page.context().close();
 }
 const ms = (x) => (Number.isFinite(x) ? `${Math.round(x)}` : 'NaN');
-const steps = ['wasm', 'vf-start', 'vf-catalog-text', 'vf-catalog-read', 'vf-first-shown', 'vf-mounted'];
-console.log(`| build | wasm received | catalog received | first result in the DOM | painted | live page | ${steps.slice(1).map((s, j) => `${steps[j]} → ${s}`).join(' | ')} |`);
+const steps = ['page', 'vf-start', 'vf-catalog-text', 'vf-catalog-read', 'vf-first-shown', 'vf-mounted'];
+console.log(`| build | page received | catalog received | first result in the DOM | painted | live page | ${steps.slice(1).map((s, j) => `${steps[j]} → ${s}`).join(' | ')} |`);
 console.log(`|---|---|---|---|---|---|${steps.slice(1).map(() => '---').join('|')}|`);
 dists.forEach((d, k) => {
   const v = runs[k];
   const phases = steps.slice(1).map((s, j) => ms(median(v.map((r) => r.at[s] - r.at[steps[j]]))));
-  console.log(`| ${d} | ${ms(median(v.map((r) => r.at.wasm)))} | ${ms(median(v.map((r) => r.at.catalog)))} | ${ms(median(v.map((r) => r.dom)))} | ${ms(median(v.map((r) => r.painted)))} | ${ms(median(v.map((r) => r.live)))} | ${phases.join(' | ')} |`);
+  console.log(`| ${d} | ${ms(median(v.map((r) => r.at.page)))} | ${ms(median(v.map((r) => r.at.catalog)))} | ${ms(median(v.map((r) => r.dom)))} | ${ms(median(v.map((r) => r.painted)))} | ${ms(median(v.map((r) => r.live)))} | ${phases.join(' | ')} |`);
 });
 await browser.close();
 for (const s of servers) await s.close?.();

@@ -65,7 +65,7 @@ for (const cache of ['http', 'none']) {
     // No content-hashed file (the app's js and wasm, the worker's, the sources) is sent twice.
     const sent = withSw.requests.filter((r) => r.status === 200 && /-[0-9a-f]{12,16}[._]/.test(r.url)).map((r) => r.url);
     assert.deepEqual(sent.filter((u, i) => sent.indexOf(u) !== i), []);
-    assert.ok(sent.some((u) => u.includes('_bg.wasm')) && sent.some((u) => /catalog-sources-/.test(u)), sent.join(' '));
+    assert.ok(sent.some((u) => u.includes('_split_app.wasm')) && sent.some((u) => /catalog-sources-/.test(u)), sent.join(' '));
   });
 }
 
@@ -107,7 +107,7 @@ test('the first load fetches what "Size it" needs and nothing else; the rest whe
   const first = server.stats.requests.map((r) => r.url);
   const later = /vramfit-web-[0-9a-f]+_split_(views|worker_client)\.wasm|vramfit-worker-|catalog-sources-|icon-\d+\.png/;
   assert.deepEqual(first.filter((u) => later.test(u)), [], first.join(' '));
-  assert.ok(first.some((u) => /vramfit-web-[0-9a-f]+_bg\.wasm/.test(u)), first.join(' '));
+  assert.ok(first.some((u) => /vramfit-web-[0-9a-f]+\.js/.test(u)), first.join(' '));
   // The rest of "Size it" is a chunk of its own, fetched once right after the first result.
   assert.equal(first.filter((u) => /_split_size_rest\.wasm/.test(u)).length, 1, first.join(' '));
   // Another view brings the views chunk (a part of the page's wasm, src/views.rs), once; going back and forth fetches nothing more.
