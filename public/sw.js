@@ -28,9 +28,10 @@ const put = async (cache, url, res) => {
   await cache.put(url, res);
 };
 
-// This build's page: index.html names every content-hashed file and carries BUILD
-// (scripts/sw_files.py writes `<meta name="vramfit-build">`).
-const ours = (html) => HASHED.every((u) => html.includes(u)) && html.includes(`content="${BUILD}"`);
+// This build's page, whole: index.html names every content-hashed file, carries BUILD
+// (scripts/sw_files.py writes `<meta name="vramfit-build">`) and ends (the main wasm chunk is
+// last in its body, scripts/page_wasm.py: a page cut short in it would not start).
+const ours = (html) => HASHED.every((u) => html.includes(u)) && html.includes(`content="${BUILD}"`) && html.trimEnd().endsWith('</html>');
 // The page to cache as './', with its text. Every address of the app is the same index.html
 // (the scenario is in the query), and the page that registers the worker has just been
 // fetched: a first visit through a shared link (`/?model=…`) takes that response from the

@@ -11,7 +11,7 @@ build.rs), and compiles that name into the wasm (`vramfit_core::catalog::WEB_FIL
 - copies that file from the core's build output (under the cargo target directory: the
   name is the content's hash, so any copy with that name is these bytes);
 - adds `<link rel="preload" as="fetch" crossorigin>` for it to index.html's head, before the
-  app's script, so the browser fetches it while the wasm downloads, and a script that asks
+  app's script, so the browser fetches it while the page and its code download, and a script that asks
   for its text at once (`window.vfCatalog`: a promise of the text, or of `null` when it did
   not come), taking the preloaded response; the wasm reads that promise when it starts
   (src/state.rs `early_catalog`), and fetches the file itself only when it came to nothing.

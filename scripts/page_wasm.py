@@ -132,6 +132,9 @@ def main():
         # Only the import statement: the wasm's own import module keeps the name `./__wasm_split.js`
         # (the key of the imports object the glue builds).
         js = rewrite(js, 'from "./__wasm_split.js"', f'from "./{name["loader"]}"', "the main JS")
+        # The glue's default URL for its wasm (used only when its init is given none) names a
+        # file this build does not write: the start always hands it the compiled main chunk,
+        # which is in index.html (step 6 below).
         js = js.replace(f"{STEM}_bg.wasm", name["wasm"])
         link = loader.read_text(encoding="utf-8")
         link = rewrite(link, f'"./{STEM}.js"', f'"./{name["js"]}"', "__wasm_split.js")
@@ -187,16 +190,19 @@ def main():
         # text, instead of the home page's first result from the build (`#vf-first`,
         # prerender.mjs) with controls that never come alive.
         '<script type="module">'
-        "try {"
-        "const blob = document.getElementById('vf-wasm');"
+        # Decoded in a function of its own, so that neither the text (700 KB) nor the bytes are
+        # held by the start once compiled; the compile's failure is handled where it is awaited.
+        "const compile = (blob) => {"
         "if (!blob) throw new Error('the page holds no wasm');"
         "const hex = blob.textContent; blob.remove();"
-        "const bytes = Uint8Array.fromHex ? Uint8Array.fromHex(hex) : (() => {"
+        "if (Uint8Array.fromHex) return WebAssembly.compile(Uint8Array.fromHex(hex));"
         "if (hex.length % 2 || /[^0-9a-f]/.test(hex)) throw new SyntaxError('the page\\'s wasm is not whole');"
         "const v = (c) => (c & 15) + (c > 57 ? 9 : 0), b = new Uint8Array(hex.length >> 1);"
         "for (let i = 0; i < b.length; i++) b[i] = v(hex.charCodeAt(2 * i)) << 4 | v(hex.charCodeAt(2 * i + 1));"
-        "return b; })();"
-        "const module = WebAssembly.compile(bytes);"
+        "return WebAssembly.compile(b); };"
+        "try {"
+        "const module = compile(document.getElementById('vf-wasm'));"
+        "module.catch(() => {});"
         f"const bindings = await import('./{name['js']}');"
         "const wasm = await bindings.default({module_or_path: await module});"
         "window.wasmBindings = bindings;"

@@ -259,24 +259,25 @@ pub fn location_query() -> String {
 /// Writes the new query to the address bar (a history entry unless `replace`), after the
 /// next paint: `history.replaceState`/`pushState` cost more than the recompute they follow
 /// (a fifth of a length change's time in Chromium's profiler, issue 19), so the page shows
-/// the new numbers first. Writes asked for before that coalesce: a replace merges into the
-/// write waiting (the same URL and history as writing both), a new entry writes the one
-/// waiting at once. The only place the state
-/// touches the window; a no-op off the browser (native tests).
+/// the new numbers first. Writes asked for before that paint wait for it together, in order:
+/// a replace merges into the last write waiting (the same URL and history as writing both),
+/// a new entry queues behind it, so that every choice is still an entry of its own. (A new
+/// entry used to write the one waiting at once: a choice made within a frame of another, as
+/// in stepping through models, paid a `pushState` before its numbers, 3.3–3.4 ms to the DOM
+/// for a model change against 2.4–2.9 ms for a length change; docs/PERFORMANCE.md, "Issue
+/// 19, step 10".) The only place the state touches the window; a no-op off the browser
+/// (native tests).
 fn push_url(query: &str, replace: bool) {
     #[cfg(target_arch = "wasm32")]
     {
-        let before = PENDING.with_borrow_mut(|p| p.take());
-        let waiting = before.is_some();
-        let next = match before {
-            Some((_, was_replace)) if replace => (query.to_string(), was_replace),
-            Some((q, r)) => {
-                write_url(&q, r);
-                (query.to_string(), false)
+        let waiting = PENDING.with_borrow_mut(|p| {
+            let waiting = !p.is_empty();
+            match p.last_mut() {
+                Some(last) if replace => last.0 = query.to_string(),
+                _ => p.push((query.to_string(), replace)),
             }
-            None => (query.to_string(), replace),
-        };
-        PENDING.with_borrow_mut(|p| *p = Some(next));
+            waiting
+        });
         if !waiting {
             after_paint(flush_url);
         }
@@ -287,14 +288,16 @@ fn push_url(query: &str, replace: bool) {
 
 #[cfg(target_arch = "wasm32")]
 thread_local! {
-    /// The URL write waiting for the next paint: the query and whether it replaces the entry.
-    static PENDING: std::cell::RefCell<Option<(String, bool)>> = const { std::cell::RefCell::new(None) };
+    /// The URL writes waiting for the next paint, in order: the query and whether it replaces
+    /// the entry.
+    static PENDING: std::cell::RefCell<Vec<(String, bool)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Writes the URL write that waits, if any (also before the share link reads the address).
+/// Writes the URL writes that wait, if any, in order (also before the share link reads the
+/// address).
 pub fn flush_url() {
     #[cfg(target_arch = "wasm32")]
-    if let Some((q, replace)) = PENDING.with_borrow_mut(|p| p.take()) {
+    for (q, replace) in PENDING.with_borrow_mut(std::mem::take) {
         write_url(&q, replace);
     }
 }
@@ -334,10 +337,10 @@ pub(crate) fn after_paint(f: fn()) {
     }
 }
 
-/// A URL move by back/forward: the write that waits, which it overtakes, is dropped.
+/// A URL move by back/forward: the writes that wait, which it overtakes, are dropped.
 #[cfg(target_arch = "wasm32")]
 fn drop_pending_write() {
-    PENDING.with_borrow_mut(|p| p.take());
+    PENDING.with_borrow_mut(Vec::clear);
 }
 
 /// Calls `f` on each of `events` at `window`, for the page's lifetime.

@@ -35,10 +35,10 @@ test('the catalog is a file beside the wasm: preloaded while the page\'s code do
   await page.goto(`${slow.url}/?model=qwen2.5-7b&gpu=l40s`);
   await ready(page);
   const catalog = Object.keys(done).filter((u) => /^\/catalog-[0-9a-f]{16}\.json$/.test(u));
-  const wasm = Object.keys(done).filter((u) => /^\/vramfit-web-[0-9a-f]+\.js$/.test(u));
+  const code = Object.keys(done).filter((u) => /^\/vramfit-web-[0-9a-f]+\.js$/.test(u));
   assert.equal(catalog.length, 1, `one catalog file: ${Object.keys(done)}`);
-  assert.equal(wasm.length, 1);
-  assert.ok(done[catalog[0]] < done[wasm[0]], 'the catalog arrived while the wasm was on its way');
+  assert.equal(code.length, 1);
+  assert.ok(done[catalog[0]] < done[code[0]], 'the catalog arrived while the page\'s code was on its way');
   const expected = cli(['plan', 'qwen2.5-7b', '--gpu', 'l40s', '--max-model-len', '8192']);
   assert.equal(await text(page, 'weights-per-gpu'), gib(expected.per_gpu.weights_bytes));
   // The page's own fetch took the preloaded response: one resource entry for the file (a fetch
@@ -243,14 +243,17 @@ test('the address is written after the paint, coalesced, and every choice is sti
     const during = location.search;
     await painted();
     const typed = [location.search, history.length - start];
-    // Two choices in one task: two history entries; typing after them rides on the second.
+    // Two choices in one task: two history entries, both written after the paint (neither
+    // pays a history write before its numbers); typing after them rides on the second.
     set('kv-dtype', 'fp8', 'change');
     set('model', 'qwen3-8b', 'change');
     set('context-length', '24576', 'input');
+    const choosing = [location.search, history.length - start];
     await painted();
-    return { during, typed, chosen: [location.search, history.length - start] };
+    return { during, typed, choosing, chosen: [location.search, history.length - start] };
   });
   assert.equal(r.during, '');
+  assert.deepEqual(r.choosing, ['?len=20480', 0]);
   assert.deepEqual(r.typed, ['?len=20480', 0]);
   assert.deepEqual(r.chosen, ['?model=qwen3-8b&kv=fp8&len=24576', 2]);
   assert.equal(await page.getByTestId('context-length').inputValue(), '24576');

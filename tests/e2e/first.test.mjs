@@ -239,29 +239,40 @@ test('the home page fetches the calculator beside the main chunk, each file once
   await shared.context().close();
 });
 
-test('a page whose code does not come, is cut short or does not compile says so, as text, instead of keeping the build\'s first result', async () => {
-  for (const how of ['404', 'cut', 'compile']) {
+test('a page whose code does not come, is cut short or does not compile or instantiate says so, as text, instead of keeping the build\'s first result', async () => {
+  // The connection drops inside the page's wasm (in the page, scripts/page_wasm.py), at an odd
+  // or an even count of hex digits (not bytes, or bytes that do not make a module), with the
+  // browser's decoder or the start's own: the page ends there.
+  const cuts = [['odd', true], ['even', true], ['odd', false], ['even', false]];
+  for (const how of ['404', ...cuts, 'compile', 'instantiate']) {
     const page = await newPage(browser, { serviceWorkers: 'block' });
     if (how === '404') await page.route(/\/vramfit-web-[0-9a-f]+\.js$/, (r) => r.fulfill({ status: 404, body: 'gone' }));
-    // The connection drops halfway through the page's wasm (in the page, scripts/page_wasm.py):
-    // the page ends there.
-    else if (how === 'cut') {
+    else if (Array.isArray(how)) {
+      const [parity, native] = how;
+      if (!native) await page.addInitScript(() => { delete Uint8Array.fromHex; });
       await page.route((u) => u.pathname === '/', async (route) => {
         const r = await route.fetch();
         const html = await r.text();
-        const at = html.indexOf('id="vf-wasm">');
-        assert.ok(at > 0, 'the page holds its wasm');
-        await route.fulfill({ response: r, body: html.slice(0, at + Math.floor((html.length - at) / 2)) });
+        const at = html.indexOf('id="vf-wasm">') + 'id="vf-wasm">'.length;
+        const digits = html.indexOf('</script>', at) - at;
+        assert.ok(at > 20 && digits > 1000, 'the page holds its wasm');
+        let keep = Math.floor(digits / 2);
+        if ((keep % 2 === 1) !== (parity === 'odd')) keep += 1;
+        await route.fulfill({ response: r, body: html.slice(0, at + keep) });
       });
     }
     // An error whose message looks like markup: it must show as text.
-    else await page.addInitScript(() => { WebAssembly.compile = () => Promise.reject(new Error('<b>x</b>')); });
+    else if (how === 'compile') await page.addInitScript(() => { WebAssembly.compile = () => Promise.reject(new Error('<b>x</b>')); });
+    else await page.addInitScript(() => { WebAssembly.instantiate = () => Promise.reject(new Error('<b>x</b>')); });
     await page.goto(server.url + '/');
     await page.getByTestId('start-failed').waitFor();
     const failed = await page.getByTestId('start-failed').evaluate((p) => ({ role: p.getAttribute('role'), text: p.textContent, children: p.children.length }));
     assert.equal(failed.role, 'alert');
     assert.match(failed.text, /^vramfit could not start \(.+\)\. Check the connection and reload the page\.$/);
-    if (how === 'compile') assert.ok(failed.text.includes('(<b>x</b>)'), failed.text);
+    if (how === 'compile' || how === 'instantiate') assert.ok(failed.text.includes('(<b>x</b>)'), failed.text);
+    // Cut at an even count, the bytes decode but do not make a module: the compile says so.
+    if (Array.isArray(how) && how[0] === 'even') assert.match(failed.text, /WebAssembly/, failed.text);
+    if (Array.isArray(how) && how[0] === 'odd' && !how[1]) assert.ok(failed.text.includes('the page\'s wasm is not whole'), failed.text);
     assert.equal(failed.children, 0);
     assert.equal(await page.locator('#vf-first').count(), 0);
     assert.equal(await page.getByTestId('verdict').count(), 0);
@@ -273,14 +284,17 @@ test('the page\'s wasm comes in the page: decoded where the browser has no Uint8
   for (const native of [true, false]) {
     const page = await newPage(browser, { serviceWorkers: 'block' });
     if (!native) await page.addInitScript(() => { delete Uint8Array.fromHex; });
+    // Every wasm the page fetches is one of the chunks index.html names, none the main chunk.
     const wasmFiles = [];
-    page.on('request', (r) => { if (/vramfit-web-[0-9a-f]+_bg\.wasm$/.test(r.url())) wasmFiles.push(r.url()); });
+    page.on('request', (r) => { if (/\.wasm$/.test(new URL(r.url()).pathname)) wasmFiles.push(new URL(r.url()).pathname.slice(1)); });
     await page.goto(`${server.url}/?model=qwen2.5-7b&gpu=l40s`);
     await ready(page);
     const e = cli(['plan', 'qwen2.5-7b', '--gpu', 'l40s', '--max-model-len', '8192']);
     assert.equal(await page.getByTestId('weights-per-gpu').textContent(), gib(e.per_gpu.weights_bytes), `fromHex: ${native}`);
     assert.deepEqual(await page.evaluate(() => [typeof Uint8Array.fromHex, document.getElementById('vf-wasm')]), [native ? 'function' : 'undefined', null]);
-    assert.deepEqual(wasmFiles, [], 'no main wasm file is fetched');
+    const chunks = (await page.evaluate(() => document.querySelector('meta[name="vramfit-chunks"]').content)).split(' ');
+    assert.ok(wasmFiles.length > 0, 'the calculator\'s chunks are fetched');
+    assert.deepEqual(wasmFiles.filter((f) => !chunks.includes(f)), [], 'no main wasm file is fetched');
     assert.deepEqual(page.errors, []);
     await page.context().close();
   }

@@ -198,10 +198,13 @@ test('a new build replaces the old one: new assets and sources after one reload,
     await new Promise((r) => setTimeout(r, 200));
   }
   console.log(`update: build B's cache alone after ${Date.now() - t0} ms`);
-  // Files that did not change were not downloaded again (the app's wasm, the worker's).
+  // Files that did not change were not downloaded again (the page's wasm chunks, the
+  // worker's). The main chunk is in index.html (scripts/page_wasm.py), which a deploy always
+  // changes: it comes with the page, once.
   const again = server.stats.requests.slice(seen).map((r) => `${r.url} ${r.status}`);
   console.log(`update: requests after the deploy: ${again.join(', ')}`);
   assert.deepEqual(again.filter((u) => /\.wasm /.test(u)), [], again.join(' '));
+  assert.equal(again.filter((u) => /^\/(index\.html)?(\?\S*)? 200$/.test(u)).length, 1, again.join(' '));
 
   // Build B's cache is complete: with the server gone, B loads with its stylesheet and sources.
   await server.close();
