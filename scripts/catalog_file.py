@@ -12,8 +12,9 @@ build.rs), and compiles that name into the wasm (`vramfit_core::catalog::WEB_FIL
   name is the content's hash, so any copy with that name is these bytes);
 - adds `<link rel="preload" as="fetch" crossorigin>` for it to index.html's head, before the
   app's script, so the browser fetches it while the page and its code download, and a script that asks
-  for its text at once (`window.vfCatalog`: a promise of the text, or of `null` when it did
-  not come), taking the preloaded response; the wasm reads that promise when it starts
+  for its bytes at once (`window.vfCatalog`: a promise of an `ArrayBuffer`, or of `null` when
+  it did not come; bytes, which the wasm copies in at once, not a string), taking the
+  preloaded response; the wasm reads that promise when it starts
   (src/state.rs `early_catalog`), and fetches the file itself only when it came to nothing.
   The service worker caches it with the first load's files (scripts/sw_files.py: named
   outside a `<meta>`).
@@ -60,7 +61,7 @@ if name in html:
 link = (f'<link rel="preload" href="{name}" as="fetch" crossorigin>'
         # As the page's own fetch would ask (CORS mode, same-origin credentials), so that it
         # takes the preloaded response.
-        f"<script>window.vfCatalog = fetch('{name}').then((r) => r.ok ? r.text() : null).catch(() => null);</script>")
+        f"<script>window.vfCatalog = fetch('{name}').then((r) => r.ok ? r.arrayBuffer() : null).catch(() => null);</script>")
 html, n = re.subn(r"</title>", lambda m: m.group(0) + "\n    " + link, html, count=1)
 if n != 1:
     sys.exit("catalog_file.py: index.html has no </title>")

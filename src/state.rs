@@ -71,26 +71,35 @@ pub fn mark(name: &str) {
 }
 
 /// The catalog's text as the page's head asked for it, as soon as the HTML parser reached it
-/// (`window.vfCatalog`, a promise of the text or `null`, written by scripts/catalog_file.py
-/// beside the file's preload): by the time the wasm has started, the text is usually there
-/// already, 6 ms after the start where a fetch from here took 14–15 ms (medians, 2 cores;
-/// docs/PERFORMANCE.md, "Issue 19, step 8"). The promise is taken off `window`, so that the
-/// text is not kept twice. `None` when the page has no such promise or it came to nothing;
-/// [`load_catalog`] then fetches the file itself, and says why that failed.
+/// (`window.vfCatalog`, a promise of the file's bytes, an `ArrayBuffer`, or `null`, written
+/// by scripts/catalog_file.py beside the file's preload): by the time the wasm has started,
+/// they are usually there already (docs/PERFORMANCE.md, "Issue 19, step 8"). Bytes, not a JS
+/// string: they come into the wasm's memory in one copy, where a string went through
+/// wasm-bindgen's character-by-character JS loop for ASCII, ~5 ms for the 145 KB file on the
+/// start's critical path (step 11); `String::from_utf8` then checks them. The promise is taken
+/// off `window`, so that the file is not kept twice. `None` when the page has no such promise
+/// or it came to nothing; [`load_catalog`] then fetches the file itself, and says why that
+/// failed.
 #[cfg(target_arch = "wasm32")]
-async fn early_catalog() -> Option<String> {
+async fn early_catalog() -> Option<Result<String, String>> {
     let window = js_sys::global();
     let key = wasm_bindgen::JsValue::from_str("vfCatalog");
     let p = js_sys::Reflect::get(&window, &key).ok()?;
     let _ = js_sys::Reflect::delete_property(&window, &key);
     let p: js_sys::Promise = wasm_bindgen::JsCast::dyn_into(p).ok()?;
-    wasm_bindgen_futures::JsFuture::from(p)
-        .await
-        .ok()?
-        .as_string()
+    let bytes: js_sys::ArrayBuffer =
+        wasm_bindgen::JsCast::dyn_into(wasm_bindgen_futures::JsFuture::from(p).await.ok()?).ok()?;
+    Some(
+        String::from_utf8(js_sys::Uint8Array::new(&bytes).to_vec()).map_err(|e| {
+            format!(
+                "catalog file {}: not UTF-8 ({e})",
+                vramfit_core::catalog::WEB_FILE
+            )
+        }),
+    )
 }
 #[cfg(not(target_arch = "wasm32"))]
-async fn early_catalog() -> Option<String> {
+async fn early_catalog() -> Option<Result<String, String>> {
     None
 }
 
@@ -102,7 +111,7 @@ async fn early_catalog() -> Option<String> {
 pub async fn load_catalog() -> Result<(), String> {
     if CATALOG.0.get().is_none() {
         let text = match early_catalog().await {
-            Some(t) => t,
+            Some(t) => t?,
             None => fetch_text(vramfit_core::catalog::WEB_FILE, false).await?,
         };
         mark("vf-catalog-text");

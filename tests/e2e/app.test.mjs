@@ -133,6 +133,15 @@ test('a catalog that does not come is said on the page, not a blank one or a pan
   assert.deepEqual(page.errors.filter((e) => !/status of 503/.test(e)), []);
   await page.context().close();
   await broken.close();
+  // A catalog file whose bytes are not UTF-8 (the page takes them as bytes, src/state.rs
+  // `early_catalog`) is said too, naming the file.
+  const garbled = await newPage(browser, { serviceWorkers: 'block' });
+  await garbled.route(/\/catalog-[0-9a-f]{16}\.json$/, (r) => r.fulfill({ status: 200, contentType: 'application/json', body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]) }));
+  await garbled.goto(`${server.url}/?model=qwen2.5-7b`);
+  await garbled.getByTestId('catalog-missing').waitFor();
+  assert.match(await garbled.getByTestId('catalog-missing').textContent(), /catalog-[0-9a-f]{16}\.json: not UTF-8/);
+  assert.deepEqual(garbled.errors, []);
+  await garbled.context().close();
 });
 
 test('picking a model and a GPU and changing the context length updates the numbers', async () => {
