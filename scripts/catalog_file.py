@@ -28,6 +28,8 @@ import shutil
 import subprocess
 import sys
 
+import main_chunk
+
 root = pathlib.Path(__file__).resolve().parent.parent
 out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"])
 NAME = re.compile(rb"catalog-[0-9a-f]{16}\.json")
@@ -35,11 +37,8 @@ NAME = re.compile(rb"catalog-[0-9a-f]{16}\.json")
 
 index = out / "index.html"
 html = index.read_text(encoding="utf-8")
-# The main chunk is in the page, in hex (scripts/page_wasm.py).
-blob = re.search(r'<script type="text/plain" id="vf-wasm">([0-9a-f]*)</script>', html)
-if blob is None:
-    sys.exit(f"catalog_file.py: {index} holds no main chunk (`#vf-wasm`, scripts/page_wasm.py)")
-names = set(NAME.findall(bytes.fromhex(blob.group(1))))
+# The main chunk is in the page (scripts/main_chunk.py).
+names = set(NAME.findall(main_chunk.read(html, f"catalog_file.py: {index}")))
 if len(names) != 1:
     sys.exit(f"catalog_file.py: the main chunk names {len(names)} catalog files: {sorted(names)}")
 name = names.pop().decode()

@@ -39,6 +39,8 @@ import subprocess
 import sys
 import tempfile
 
+import main_chunk
+
 STEM = "vramfit-web"
 # The main chunk's stack in release builds (issue 19: JS heap + wasm memory after load).
 # rustc's default for wasm32 is 1 MiB, placed first in memory (`--stack-first`: an overflow
@@ -132,10 +134,6 @@ def main():
         # Only the import statement: the wasm's own import module keeps the name `./__wasm_split.js`
         # (the key of the imports object the glue builds).
         js = rewrite(js, 'from "./__wasm_split.js"', f'from "./{name["loader"]}"', "the main JS")
-        # The glue's default URL for its wasm (used only when its init is given none) names a
-        # file this build does not write: the start always hands it the compiled main chunk,
-        # which is in index.html (step 6 below).
-        js = js.replace(f"{STEM}_bg.wasm", name["wasm"])
         link = loader.read_text(encoding="utf-8")
         link = rewrite(link, f'"./{STEM}.js"', f'"./{name["js"]}"', "__wasm_split.js")
         for c in chunks:
@@ -145,7 +143,10 @@ def main():
         for role, (path, _) in files.items():
             if path.suffix == ".wasm" and role != "wasm":
                 shutil.copyfile(path, out / name[role])
-        main_hex = files["wasm"][0].read_bytes().hex()
+        # The glue's default URL for its wasm (used only when its init is given none) is left
+        # as wasm-bindgen wrote it: no file has it; the start hands the glue the compiled main
+        # chunk, which is in index.html (step 6).
+        blob = main_chunk.block(files["wasm"][0].read_bytes())
     index = out / "index.html"
     html = index.read_text(encoding="utf-8")
     if "</head>" not in html:
@@ -228,9 +229,8 @@ def main():
     # not held back by these bytes. Hex, not base64: gzip finds the same repeats in hex as in
     # the bytes (a byte is always two characters), so it costs 174 KB gzip against the file's
     # 155 KB; base64 cost 201 KB. A data block (`type="text/plain"`): the HTML parser reads it
-    # as raw text up to `</script`, which hex cannot hold.
-    blob = f'<script type="text/plain" id="vf-wasm">{main_hex}</script>\n  '
-    html = html.replace("</head>", head + "</head>", 1).replace("</body>", blob + "</body>", 1)
+    # as raw text up to `</script`, which hex cannot hold (scripts/main_chunk.py).
+    html = html.replace("</head>", head + "</head>", 1).replace("</body>", blob + "\n  </body>", 1)
     index.write_text(html, encoding="utf-8")
 
 

@@ -97,16 +97,10 @@ done
 table "views chunk (when another view is first shown)" scripts/views_budget.txt "${views[@]}"
 table "import worker and its client (on first use)" scripts/worker_budget.txt "${worker[@]}"
 root=$(pwd)
-# The main chunk is in index.html, in hex (scripts/page_wasm.py): checked decoded, as the others.
+# The main chunk is in index.html (scripts/main_chunk.py): checked decoded, as the others.
 main_chunk=$(mktemp)
 trap 'rm -f "$main_chunk"' EXIT
-python3 - "$main_chunk" <<'PY'
-import re, sys
-m = re.search(r'<script type="text/plain" id="vf-wasm">([0-9a-f]+)</script>', open("dist/index.html", encoding="utf-8").read())
-if m is None:
-    sys.exit("dist/index.html holds no main chunk (#vf-wasm, scripts/page_wasm.py)")
-open(sys.argv[1], "wb").write(bytes.fromhex(m.group(1)))
-PY
+python3 scripts/main_chunk.py dist/index.html "$main_chunk"
 for f in dist/*.wasm "$main_chunk"; do
   name=$(basename "$f")
   [ "$f" = "$main_chunk" ] && name="index.html's main chunk"

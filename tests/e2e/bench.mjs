@@ -20,8 +20,7 @@
 //    network is quiet (its install included), then with what it caches a moment after the
 //    first result (until `offline-ready`), and the same with the service worker blocked;
 //  - median of 5 cold loads under Chromium DevTools' "Fast 3G" preset through CDP
-//    (`Network.emulateNetworkConditions`: 1.6 Mb/s × 0.9 down, 750 kb/s × 0.9 up, 150 ms ×
-//    3.75 latency; devtools-frontend `SDK/NetworkManager.ts` `Fast3GConditions`), service
+//    (helpers.mjs `fast3g`), service
 //    worker blocked, gzip on: navigation start → first result in the DOM and painted, for the
 //    shared link and for the home page, and the live page's verdict.
 // Usage: node tests/e2e/bench.mjs   (after `trunk build --release`; prints Markdown)
@@ -29,7 +28,7 @@
 //        compare in one session)
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { launch, startServer, newPage, DIST, timeFirstResult, firstResult } from './helpers.mjs';
+import { launch, startServer, newPage, DIST, timeFirstResult, firstResult, fast3g } from './helpers.mjs';
 
 const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const browser = await launch();
@@ -197,9 +196,7 @@ const slow = { dom: [], painted: [], live: [] };
 const slowHome = { dom: [], painted: [], live: [] };
 for (let i = 0; i < 10; i++) {
   const p = await newPage(browser, { serviceWorkers: 'block' });
-  const cdp = await p.context().newCDPSession(p);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 150 * 3.75, downloadThroughput: (1.6 * 1000 * 1000) / 8 * 0.9, uploadThroughput: (750 * 1000) / 8 * 0.9 });
+  await fast3g(p);
   await timeFirstResult(p);
   await p.goto(gz.url + (i < 5 ? '/?model=qwen2.5-7b&gpu=h100-sxm' : '/'), { timeout: 120000 });
   const t = await firstResult(p, 120000);

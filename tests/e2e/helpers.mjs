@@ -37,6 +37,15 @@ export async function newPage(browser, { width = 1280, height = 900, colorScheme
   return page;
 }
 
+/** Chromium DevTools' "Fast 3G" preset on `page`, through CDP (devtools-frontend
+ * `SDK/NetworkManager.ts` `Fast3GConditions`: 1.6 Mb/s × 0.9 down, 750 kb/s × 0.9 up,
+ * 150 ms × 3.75 latency), for bench.mjs and startup.mjs. */
+export async function fast3g(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 150 * 3.75, downloadThroughput: (1.6 * 1000 * 1000) / 8 * 0.9, uploadThroughput: (750 * 1000) / 8 * 0.9 });
+}
+
 /** Waits until the app has rendered its first result, and the parts it builds after the
  * first paint (src/components/later.rs). */
 export async function ready(page) {

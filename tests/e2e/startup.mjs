@@ -13,7 +13,7 @@
 // a build without them shows NaN): the page's last byte → `vf-start` (the page parsed, the
 // glue run, the module decoded, compiled and instantiated) → `vf-catalog-text` → `vf-catalog-read` →
 // `vf-first-shown` → `vf-mounted` (the calculator).
-// FAST3G=1 loads them gzipped under Chromium DevTools' "Fast 3G" preset, as bench.mjs does
+// FAST3G=1 loads them gzipped under Chromium DevTools' "Fast 3G" preset (helpers.mjs `fast3g`), as bench.mjs does
 // (the phases then follow the bytes); PAGE=/ loads the home page instead of the shared link.
 // Usage: node tests/e2e/startup.mjs                     (dist/)
 //        BENCH_DIST=/path/to/dist N=20 SW=1 node tests/e2e/startup.mjs
@@ -21,23 +21,19 @@
 //        N=40 node tests/e2e/startup.mjs DIST_A DIST_B   (builds compared, e.g. copies of
 //        dist/ from two commits)
 // docs/PERFORMANCE.md ("Issue 19, step 4", "step 8") records what it found.
-import { launch, startServer, newPage, DIST, timeFirstResult, firstResult } from './helpers.mjs';
+import { launch, startServer, newPage, DIST, timeFirstResult, firstResult, fast3g } from './helpers.mjs';
 
 const dists = process.argv.length > 2 ? process.argv.slice(2) : [process.env.BENCH_DIST || DIST];
 const N = Number(process.env.N || 10);
 const median = (v) => { const s = v.filter(Number.isFinite).sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : NaN; };
 const browser = await launch();
-const fast3g = !!process.env.FAST3G;
-const servers = await Promise.all(dists.map((d) => startServer({ gzip: fast3g }, d)));
+const slow = !!process.env.FAST3G;
+const servers = await Promise.all(dists.map((d) => startServer({ gzip: slow }, d)));
 const runs = dists.map(() => []);
 for (let i = 0; i < (N + 1) * dists.length; i++) {
   const k = i % dists.length;
   const page = await newPage(browser, { serviceWorkers: process.env.SW ? 'allow' : 'block' });
-  if (fast3g) {
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 150 * 3.75, downloadThroughput: (1.6 * 1000 * 1000) / 8 * 0.9, uploadThroughput: (750 * 1000) / 8 * 0.9 });
-  }
+  if (slow) await fast3g(page);
   await timeFirstResult(page);
   await page.goto(servers[k].url + (process.env.PAGE ?? '/?model=qwen2.5-7b&gpu=h100-sxm'), { timeout: 120000 });
   const t = await firstResult(page, 120000);
