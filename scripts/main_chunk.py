@@ -2,8 +2,8 @@
 """The page's main wasm chunk inside index.html: how scripts/page_wasm.py writes it and how the
 other build steps read it back (issue 19, docs/PERFORMANCE.md "Issue 19, step 9").
 
-The chunk is hex in a data block last in the body, `<script type="text/plain" id="vf-wasm">`;
-the page's start script decodes it (page_wasm.py writes that script). One definition of the
+The chunk is hex in a data block last in the body, `<script type="text/plain" id="vf-wasm">`,
+followed only by the script that decodes and compiles it (page_wasm.py writes both). One definition of the
 block for its writer and its readers: scripts/catalog_file.py (the catalog's name in the
 chunk) and scripts/size_budget.sh (the build-path check). The browser tests parse it on their
 own, on purpose.

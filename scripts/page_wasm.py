@@ -146,7 +146,10 @@ def main():
         # The glue's default URL for its wasm (used only when its init is given none) is left
         # as wasm-bindgen wrote it: no file has it; the start hands the glue the compiled main
         # chunk, which is in index.html (step 6).
-        blob = main_chunk.block(files["wasm"][0].read_bytes())
+        # The block, and the script that starts its compile as soon as the parser has read it
+        # (`vfCompile`, below), while the glue is evaluated.
+        blob = main_chunk.block(files["wasm"][0].read_bytes()) + (
+            "<script>window.vfWasm = vfCompile(document.getElementById('vf-wasm')); vfWasm.catch(() => {});</script>")
     index = out / "index.html"
     html = index.read_text(encoding="utf-8")
     if "</head>" not in html:
@@ -186,36 +189,51 @@ def main():
         "<script>if (!location.search) " + preload + "</script>"
         # The main chunk is in the page itself (`#vf-wasm`, below), in hex: decoded
         # (`Uint8Array.fromHex`, or a loop where a browser lacks it), taken out of the
-        # document, and compiled while the glue is imported. A page that cannot start (its JS
-        # did not come, its wasm is cut short or does not compile or instantiate) says so, as
-        # text, instead of the home page's first result from the build (`#vf-first`,
-        # prerender.mjs) with controls that never come alive.
-        '<script type="module">'
-        # Decoded in a function of its own, so that neither the text (700 KB) nor the bytes are
-        # held by the start once compiled; the compile's failure is handled where it is awaited.
-        "const compile = (blob) => {"
+        # document, and compiled (`vfCompile`), by the script that follows it (`vfWasm`, a
+        # promise of the module), as soon as the parser has read it; by the start, if that
+        # script never ran (the page was cut short). A page that cannot start (its JS did not
+        # come, its wasm is cut short or does not compile or instantiate) says so, as text,
+        # instead of the home page's first result from the build (`#vf-first`,
+        # prerender.mjs) with controls that never come alive: `vfStartFailed`, which the start
+        # calls on an error, and the start script's `error` event when its glue did not come
+        # (the module then never runs), or the window's when it came but does not parse.
+        "<script>function vfStartFailed(why) {"
+        "const p = document.createElement('p');"
+        "p.className = 'vf-verdict vf-bad'; p.setAttribute('role', 'alert'); p.dataset.testid = 'start-failed';"
+        "p.textContent = `vramfit could not start (${why}). Check the connection and reload the page.`;"
+        "document.body.append(p);"
+        "document.getElementById('vf-first')?.remove(); }"
+        # A glue that came but does not parse (a response cut short by a proxy) fires no
+        # `error` at the start script: the browser reports it at the window, naming the file.
+        f"addEventListener('error', (e) => {{ if (!window.wasmBindings && e.filename === new URL('./{name['js']}', document.baseURI).href) vfStartFailed(e.message); }});"
+        # A function of its own, so that neither the text (700 KB) nor the bytes are held
+        # once compiled. Never throws: a failure is the promise's, handled where it is awaited.
+        "function vfCompile(blob) { try {"
         "if (!blob) throw new Error('the page holds no wasm');"
         "const hex = blob.textContent; blob.remove();"
         "if (Uint8Array.fromHex) return WebAssembly.compile(Uint8Array.fromHex(hex));"
         "if (hex.length % 2 || /[^0-9a-f]/.test(hex)) throw new SyntaxError('the page\\'s wasm is not whole');"
         "const v = (c) => (c & 15) + (c > 57 ? 9 : 0), b = new Uint8Array(hex.length >> 1);"
         "for (let i = 0; i < b.length; i++) b[i] = v(hex.charCodeAt(2 * i)) << 4 | v(hex.charCodeAt(2 * i + 1));"
-        "return WebAssembly.compile(b); };"
+        "return WebAssembly.compile(b); } catch (e) { return Promise.reject(e); } }</script>"
+        # The glue is imported statically, not with `import()` once the page is parsed: the
+        # parser meets this script in the head, so the glue (modulepreloaded above) is fetched
+        # and compiled while the page's bytes are still being parsed, and is evaluated as soon
+        # as they are (the page's `load` now waits for it), while the wasm compiles. With
+        # `import()` after the parse, and the compile started in this script, a shared link's
+        # first result came 14–18 ms later on loopback (docs/PERFORMANCE.md, "Issue 19, step
+        # 12").
+        '<script type="module" onerror="vfStartFailed(\'its code did not load\')">'
+        f"import * as bindings from './{name['js']}';"
         "try {"
-        "const module = compile(document.getElementById('vf-wasm'));"
-        "module.catch(() => {});"
-        f"const bindings = await import('./{name['js']}');"
+        "const module = window.vfWasm ?? vfCompile(document.getElementById('vf-wasm')); delete window.vfWasm;"
         "const wasm = await bindings.default({module_or_path: await module});"
         "window.wasmBindings = bindings;"
         'dispatchEvent(new CustomEvent("TrunkApplicationStarted", {detail: {wasm}}));'
         "} catch (e) {"
         "let why = 'unknown error';"
         "try { why = String(e?.message ?? e); } catch {}"
-        "const p = document.createElement('p');"
-        "p.className = 'vf-verdict vf-bad'; p.setAttribute('role', 'alert'); p.dataset.testid = 'start-failed';"
-        "p.textContent = `vramfit could not start (${why}). Check the connection and reload the page.`;"
-        "document.body.append(p);"
-        "document.getElementById('vf-first')?.remove();"
+        "vfStartFailed(why);"
         "throw e;"
         "}"
         "</script>"

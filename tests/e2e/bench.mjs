@@ -1,5 +1,5 @@
 // Browser timing benchmark (not a test): against the release build on 127.0.0.1,
-//  - median of 10 cold loads of a shared link (a scenario in the query): navigation start →
+//  - median of 20 cold loads of a shared link (a scenario in the query): navigation start →
 //    first result (the verdict) in the DOM, and painted (first contentful paint; both timed
 //    inside the page: helpers.mjs timeFirstResult), and the live page's verdict (the
 //    calculator's mount); the first result is the link's own, from the main chunk
@@ -35,10 +35,12 @@ const browser = await launch();
 const dist = process.env.BENCH_DIST || DIST;
 const server = await startServer({}, dist);
 // Interleaved, a shared link then the home page, so that neither takes the browser's first
-// (slower) contexts alone.
+// (slower) contexts alone. 20 loads each: a load's first result spreads over ±40 ms on this
+// 2-core machine, and medians of 10 moved by 10 ms between runs of one build (step 12).
+const LOADS = 20;
 const shared = { dom: [], painted: [], live: [] };
 const home = { dom: [], painted: [], live: [] };
-for (let i = 0; i < 20; i++) {
+for (let i = 0; i < 2 * LOADS; i++) {
   const page = await newPage(browser); // fresh context: cold cache, no service worker
   await timeFirstResult(page);
   await page.goto(server.url + (i % 2 ? '/' : '/?model=qwen2.5-7b&gpu=h100-sxm'));
@@ -212,12 +214,12 @@ try { chromium = execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'u
 console.log(`## Browser (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores ${os.cpus()[0]?.model ?? ''}, ${chromium}, headless)\n`);
 console.log('| measure | median | min | max |\n|---|---|---|---|');
 const row = (what, v, digits = 0) => console.log(`| ${what} | ${median(v).toFixed(digits)} ms | ${Math.min(...v).toFixed(digits)} ms | ${Math.max(...v).toFixed(digits)} ms |`);
-row('home page, cold → first result in the DOM (the build\'s; 10 loads)', home.dom);
-row('home page, cold → first result painted (10 loads)', home.painted);
-row('home page, cold → the live page\'s verdict (the wasm mounted; 10 loads)', home.live);
-row('shared link, cold load → first result in the DOM (its own, from the main chunk; 10 loads)', shared.dom);
-row('shared link, cold load → first result painted (10 loads)', shared.painted);
-row('shared link, cold load → the live page\'s verdict (the calculator mounted; 10 loads)', shared.live);
+row(`home page, cold → first result in the DOM (the build's; ${LOADS} loads)`, home.dom);
+row(`home page, cold → first result painted (${LOADS} loads)`, home.painted);
+row(`home page, cold → the live page's verdict (the wasm mounted; ${LOADS} loads)`, home.live);
+row(`shared link, cold load → first result in the DOM (its own, from the main chunk; ${LOADS} loads)`, shared.dom);
+row(`shared link, cold load → first result painted (${LOADS} loads)`, shared.painted);
+row(`shared link, cold load → the live page's verdict (the calculator mounted; ${LOADS} loads)`, shared.live);
 row('input change, back to back → new numbers in the DOM (20)', domUpdates, 1);
 row('input change, back to back → next animation frame after the update (20)', recomputes, 1);
 row('input change 100–150 ms apart → new numbers in the DOM (20)', spaced.dom, 1);

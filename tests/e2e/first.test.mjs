@@ -47,7 +47,8 @@ test('the home page shows its first result from the HTML, the CLI\'s numbers, an
   let release;
   const held = new Promise((r) => { release = r; });
   await page.route(/\/vramfit-web-[0-9a-f]+\.js$/, async (route) => { await held; await route.continue(); });
-  await page.goto(server.url + '/');
+  // Not to `load`: the start script imports the JS, so the page's load waits for it.
+  await page.goto(server.url + '/', { waitUntil: 'commit' });
   await page.locator('#vf-first [data-testid="verdict"]').waitFor();
   const built = await figures(page, '#vf-first');
   const state = await page.evaluate(() => {
@@ -244,9 +245,17 @@ test('a page whose code does not come, is cut short or does not compile or insta
   // or an even count of hex digits (not bytes, or bytes that do not make a module), with the
   // browser's decoder or the start's own: the page ends there.
   const cuts = [['odd', true], ['even', true], ['odd', false], ['even', false]];
-  for (const how of ['404', ...cuts, 'compile', 'instantiate']) {
+  for (const how of ['404', 'glue cut short', ...cuts, 'compile', 'instantiate']) {
     const page = await newPage(browser, { serviceWorkers: 'block' });
     if (how === '404') await page.route(/\/vramfit-web-[0-9a-f]+\.js$/, (r) => r.fulfill({ status: 404, body: 'gone' }));
+    // The JS comes, but not whole (a 200 cut short, as a proxy can): it does not parse.
+    else if (how === 'glue cut short') {
+      await page.route(/\/vramfit-web-[0-9a-f]+\.js$/, async (route) => {
+        const r = await route.fetch();
+        const js = await r.text();
+        await route.fulfill({ response: r, body: js.slice(0, js.length >> 1) });
+      });
+    }
     else if (Array.isArray(how)) {
       const [parity, native] = how;
       if (!native) await page.addInitScript(() => { delete Uint8Array.fromHex; });
@@ -270,6 +279,8 @@ test('a page whose code does not come, is cut short or does not compile or insta
     assert.equal(failed.role, 'alert');
     assert.match(failed.text, /^vramfit could not start \(.+\)\. Check the connection and reload the page\.$/);
     if (how === 'compile' || how === 'instantiate') assert.ok(failed.text.includes('(<b>x</b>)'), failed.text);
+    // The JS did not come: the start script's module never ran, its `error` event says so.
+    if (how === '404') assert.ok(failed.text.includes('(its code did not load)'), failed.text);
     // Cut at an even count, the bytes decode but do not make a module: the compile says so.
     if (Array.isArray(how) && how[0] === 'even') assert.match(failed.text, /WebAssembly/, failed.text);
     if (Array.isArray(how) && how[0] === 'odd' && !how[1]) assert.ok(failed.text.includes('the page\'s wasm is not whole'), failed.text);
