@@ -13,12 +13,14 @@ own, on purpose.
 import re
 import sys
 
-_BLOCK = re.compile(r'<script type="text/plain" id="vf-wasm">([0-9a-f]*)</script>')
+ID = "vf-wasm"
+"""The block's element id, which the page's start (page_wasm.py) looks the block up by."""
+_BLOCK = re.compile(rf'<script type="text/plain" id="{ID}">([0-9a-f]*)</script>')
 
 
 def block(wasm: bytes) -> str:
     """The data block that carries `wasm` in index.html."""
-    return f'<script type="text/plain" id="vf-wasm">{wasm.hex()}</script>'
+    return f'<script type="text/plain" id="{ID}">{wasm.hex()}</script>'
 
 
 def read(html: str, where: str = "index.html") -> bytes:

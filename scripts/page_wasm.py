@@ -18,12 +18,14 @@ split runs on the linked wasm, before wasm-bindgen, and needs the linker's reloc
 5. names every file by one hash over all of them (`vramfit-web-<hash>…`), rewrites the names
    the files give each other, and adds to index.html the page's start (preloads of the main
    JS and the loader, and on the home page of the calculator's chunks, the app split of
-   src/lib.rs and the shared chunks it needs; the module script that starts it; the
+   src/lib.rs and the shared chunks it needs; the head script that compiles the main chunk
+   and says a start that failed; the module script that starts it; the
    `TrunkApplicationStarted` event and `window.wasmBindings` that Trunk's loader gave) and
    `<meta name="vramfit-chunks">`, which names the chunks so that the service worker caches
    them after the first result (scripts/sw_files.py: named only in a `<meta>`, so LATER);
-6. puts the main chunk itself in index.html, in hex, last in the body (`#vf-wasm`), instead
-   of a file beside it: see `blob` below. A debug build's main chunk is several MB, so its
+6. puts the main chunk itself in index.html, in hex, last in the body (`#vf-wasm`, followed
+   by the script that starts its compile), instead of a file beside it: see `blob` below. A
+   debug build's main chunk is several MB, so its
    page is too; `./dev serve` builds release.
 A binary with split points does not instantiate unsplit (it imports from
 `__wasm_split_placeholder__`), so debug builds (`trunk serve`) go through here too.
@@ -149,7 +151,7 @@ def main():
         # The block, and the script that starts its compile as soon as the parser has read it
         # (`vfCompile`, below), while the glue is evaluated.
         blob = main_chunk.block(files["wasm"][0].read_bytes()) + (
-            "<script>window.vfWasm = vfCompile(document.getElementById('vf-wasm')); vfWasm.catch(() => {});</script>")
+            "<script>window.vfWasm = vfCompile(); vfWasm.catch(() => {});</script>")
     index = out / "index.html"
     html = index.read_text(encoding="utf-8")
     if "</head>" not in html:
@@ -192,23 +194,26 @@ def main():
         # document, and compiled (`vfCompile`), by the script that follows it (`vfWasm`, a
         # promise of the module), as soon as the parser has read it; by the start, if that
         # script never ran (the page was cut short). A page that cannot start (its JS did not
-        # come, its wasm is cut short or does not compile or instantiate) says so, as text,
-        # instead of the home page's first result from the build (`#vf-first`,
-        # prerender.mjs) with controls that never come alive: `vfStartFailed`, which the start
-        # calls on an error, and the start script's `error` event when its glue did not come
-        # (the module then never runs), or the window's when it came but does not parse.
+        # come or does not parse or link, its wasm is cut short or does not compile or
+        # instantiate) says so, as text, once, instead of the home page's first result from
+        # the build (`#vf-first`, prerender.mjs) with controls that never come alive
+        # (`vfStartFailed`): the start calls it on an error; when the start script never ran
+        # (its module graph failed: the glue or the loader did not come, or came cut short
+        # and does not parse), `DOMContentLoaded`, which follows module scripts run or failed,
+        # does, with the error the window last reported before, if any.
         "<script>function vfStartFailed(why) {"
+        "if (document.querySelector('[data-testid=\"start-failed\"]')) return;"
         "const p = document.createElement('p');"
         "p.className = 'vf-verdict vf-bad'; p.setAttribute('role', 'alert'); p.dataset.testid = 'start-failed';"
         "p.textContent = `vramfit could not start (${why}). Check the connection and reload the page.`;"
         "document.body.append(p);"
         "document.getElementById('vf-first')?.remove(); }"
-        # A glue that came but does not parse (a response cut short by a proxy) fires no
-        # `error` at the start script: the browser reports it at the window, naming the file.
-        f"addEventListener('error', (e) => {{ if (!window.wasmBindings && e.filename === new URL('./{name['js']}', document.baseURI).href) vfStartFailed(e.message); }});"
+        "addEventListener('error', (e) => { window.vfStarted || (window.vfError = e.message); });"
+        "addEventListener('DOMContentLoaded', () => { window.vfStarted || vfStartFailed(window.vfError ?? 'its code did not load'); });"
         # A function of its own, so that neither the text (700 KB) nor the bytes are held
         # once compiled. Never throws: a failure is the promise's, handled where it is awaited.
-        "function vfCompile(blob) { try {"
+        "function vfCompile() { try {"
+        f"const blob = document.getElementById('{main_chunk.ID}');"
         "if (!blob) throw new Error('the page holds no wasm');"
         "const hex = blob.textContent; blob.remove();"
         "if (Uint8Array.fromHex) return WebAssembly.compile(Uint8Array.fromHex(hex));"
@@ -219,14 +224,15 @@ def main():
         # The glue is imported statically, not with `import()` once the page is parsed: the
         # parser meets this script in the head, so the glue (modulepreloaded above) is fetched
         # and compiled while the page's bytes are still being parsed, and is evaluated as soon
-        # as they are (the page's `load` now waits for it), while the wasm compiles. With
-        # `import()` after the parse, and the compile started in this script, a shared link's
-        # first result came 14–18 ms later on loopback (docs/PERFORMANCE.md, "Issue 19, step
-        # 12").
-        '<script type="module" onerror="vfStartFailed(\'its code did not load\')">'
+        # as they are (the page's `DOMContentLoaded` and `load` now wait for it), while the
+        # wasm compiles. With `import()` after the parse, and the compile started in this
+        # script, a shared link's first result came 14–18 ms later on loopback
+        # (docs/PERFORMANCE.md, "Issue 19, step 12").
+        '<script type="module">'
         f"import * as bindings from './{name['js']}';"
+        "window.vfStarted = true;"
         "try {"
-        "const module = window.vfWasm ?? vfCompile(document.getElementById('vf-wasm')); delete window.vfWasm;"
+        "const module = window.vfWasm ?? vfCompile(); delete window.vfWasm;"
         "const wasm = await bindings.default({module_or_path: await module});"
         "window.wasmBindings = bindings;"
         'dispatchEvent(new CustomEvent("TrunkApplicationStarted", {detail: {wasm}}));'

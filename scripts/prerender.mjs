@@ -19,7 +19,7 @@
 // another scenario, and gets the loading note alone until its own result (src/first.rs). The
 // calculator's mount (`vramfit_web::mount`) removes `#vf-first` in the task that mounts it, so no frame
 // shows both, and the mount's first paint is the same DOM, now live; a page whose wasm does
-// not start removes it too and says why (scripts/page_wasm.py's start script).
+// not start removes it too and says why (scripts/page_wasm.py's `vfStartFailed`).
 //
 // In `trunk serve` builds, index.html carries Trunk's autoreload script, whose WebSocket
 // address is filled in only when Trunk serves the page; the capture loads the page without it.

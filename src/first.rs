@@ -196,8 +196,8 @@ pub fn show(cat: &vramfit_core::catalog::Catalog, query: &str) {
 }
 
 /// Says on the page, as text, at its top, that the calculator did not start
-/// (`data-testid="start-failed"`, as the page's start script says a wasm that did not start,
-/// scripts/page_wasm.py). The first result stays: it is still the scenario's answer. It is no
+/// (`data-testid="start-failed"`, as `vfStartFailed` in the page's head says a wasm that did
+/// not start, scripts/page_wasm.py). The first result stays: it is still the scenario's answer. It is no
 /// longer loading, so its "Loading…" note goes, it stops being inert (it can be read aloud and
 /// copied; its controls stay disabled), and `vf-stopped` ends the progress cursor.
 #[cfg(target_arch = "wasm32")]

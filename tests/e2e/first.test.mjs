@@ -47,7 +47,7 @@ test('the home page shows its first result from the HTML, the CLI\'s numbers, an
   let release;
   const held = new Promise((r) => { release = r; });
   await page.route(/\/vramfit-web-[0-9a-f]+\.js$/, async (route) => { await held; await route.continue(); });
-  // Not to `load`: the start script imports the JS, so the page's load waits for it.
+  // Not to `load` (nor `DOMContentLoaded`): the start script imports the JS, so both wait for it.
   await page.goto(server.url + '/', { waitUntil: 'commit' });
   await page.locator('#vf-first [data-testid="verdict"]').waitFor();
   const built = await figures(page, '#vf-first');
@@ -245,12 +245,13 @@ test('a page whose code does not come, is cut short or does not compile or insta
   // or an even count of hex digits (not bytes, or bytes that do not make a module), with the
   // browser's decoder or the start's own: the page ends there.
   const cuts = [['odd', true], ['even', true], ['odd', false], ['even', false]];
-  for (const how of ['404', 'glue cut short', ...cuts, 'compile', 'instantiate']) {
+  for (const how of ['404', 'glue cut short', 'loader cut short', ...cuts, 'compile', 'instantiate']) {
     const page = await newPage(browser, { serviceWorkers: 'block' });
     if (how === '404') await page.route(/\/vramfit-web-[0-9a-f]+\.js$/, (r) => r.fulfill({ status: 404, body: 'gone' }));
-    // The JS comes, but not whole (a 200 cut short, as a proxy can): it does not parse.
-    else if (how === 'glue cut short') {
-      await page.route(/\/vramfit-web-[0-9a-f]+\.js$/, async (route) => {
+    // The glue, or the chunk loader it imports, comes but not whole (a 200 cut short, as a
+    // proxy can): it does not parse, and the start script never runs.
+    else if (how === 'glue cut short' || how === 'loader cut short') {
+      await page.route(how === 'glue cut short' ? /\/vramfit-web-[0-9a-f]+\.js$/ : /\/vramfit-web-[0-9a-f]+_split\.js$/, async (route) => {
         const r = await route.fetch();
         const js = await r.text();
         await route.fulfill({ response: r, body: js.slice(0, js.length >> 1) });
@@ -279,12 +280,17 @@ test('a page whose code does not come, is cut short or does not compile or insta
     assert.equal(failed.role, 'alert');
     assert.match(failed.text, /^vramfit could not start \(.+\)\. Check the connection and reload the page\.$/);
     if (how === 'compile' || how === 'instantiate') assert.ok(failed.text.includes('(<b>x</b>)'), failed.text);
-    // The JS did not come: the start script's module never ran, its `error` event says so.
+    // The JS did not come, or does not parse: the start script never ran, and the page says
+    // so once the document is parsed, with the browser's error when there was one.
     if (how === '404') assert.ok(failed.text.includes('(its code did not load)'), failed.text);
+    if (typeof how === 'string' && how.endsWith('cut short')) assert.match(failed.text, /SyntaxError/, failed.text);
     // Cut at an even count, the bytes decode but do not make a module: the compile says so.
     if (Array.isArray(how) && how[0] === 'even') assert.match(failed.text, /WebAssembly/, failed.text);
     if (Array.isArray(how) && how[0] === 'odd' && !how[1]) assert.ok(failed.text.includes('the page\'s wasm is not whole'), failed.text);
     assert.equal(failed.children, 0);
+    // Said once, however many ways the failure was seen.
+    await page.waitForTimeout(300);
+    assert.equal(await page.getByTestId('start-failed').count(), 1, String(how));
     assert.equal(await page.locator('#vf-first').count(), 0);
     assert.equal(await page.getByTestId('verdict').count(), 0);
     await page.context().close();
