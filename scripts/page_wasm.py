@@ -18,8 +18,8 @@ split runs on the linked wasm, before wasm-bindgen, and needs the linker's reloc
 5. names every file by one hash over all of them (`vramfit-web-<hash>…`), rewrites the names
    the files give each other, and adds to index.html the page's start (preloads of the main
    JS and the loader, and on the home page of the calculator's chunks, the app split of
-   src/lib.rs and the shared chunks it needs; the head script that compiles the main chunk
-   and says a start that failed; the module script that starts it; the
+   src/lib.rs and the shared chunks it needs; the head script that defines the main chunk's
+   decode and compile and says a start that failed; the module script that starts it; the
    `TrunkApplicationStarted` event and `window.wasmBindings` that Trunk's loader gave) and
    `<meta name="vramfit-chunks">`, which names the chunks so that the service worker caches
    them after the first result (scripts/sw_files.py: named only in a `<meta>`, so LATER);

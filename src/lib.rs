@@ -15,7 +15,7 @@ pub mod worker_client;
 
 use components::app::App;
 
-/// Entry point: panic hook, the catalog (a file beside the wasm, which index.html preloads
+/// Entry point: panic hook, the catalog (a file beside the page's code, which index.html preloads
 /// while the page and its code download), a shared link's first result ([`first::show`]), then the
 /// calculator ([`mount`], the app split: everything of Leptos, a chunk of its own). The home
 /// page, whose first result is in the HTML, has been fetching that chunk beside the main one

@@ -13,8 +13,8 @@ use vramfit_protocol::Imported;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen::{closure::Closure, JsCast};
 
-/// The catalog: read once from the file beside the wasm ([`load_catalog`]), before anything
-/// is mounted; the views chunk reads the page's (one memory).
+/// The catalog: read once from its file beside the page's code ([`load_catalog`]), before
+/// anything is mounted; the views chunk reads the page's (one memory).
 pub static CATALOG: Loaded = Loaded(OnceLock::new());
 
 /// The catalog once loaded ([`CATALOG`]); before that, an empty one (nothing reads it then:
@@ -35,9 +35,12 @@ impl std::ops::Deref for Loaded {
     }
 }
 
-/// GETs a file of the app's own (through the service worker when offline). `force_cache`:
-/// any cached copy will do (for files named by their content).
-pub async fn fetch_text(url: &str, force_cache: bool) -> Result<String, String> {
+/// GETs a file of the app's own (through the service worker when offline), as bytes: they
+/// come into the wasm's memory in one copy (a JS string came through wasm-bindgen's
+/// character-by-character loop, ~5 ms for the catalog; docs/PERFORMANCE.md, "Issue 19, step
+/// 11"), and the core checks that they are UTF-8. `force_cache`: any cached copy will do (for
+/// files named by their content).
+pub async fn fetch_bytes(url: &str, force_cache: bool) -> Result<Vec<u8>, String> {
     use wasm_bindgen_futures::JsFuture;
     let failed = |e: wasm_bindgen::JsValue| format!("could not fetch {url}: {e:?}");
     let window = web_sys::window().ok_or("no window")?;
@@ -53,10 +56,10 @@ pub async fn fetch_text(url: &str, force_cache: bool) -> Result<String, String> 
     if !res.ok() {
         return Err(format!("{url}: the server answered {}", res.status()));
     }
-    let text = JsFuture::from(res.text().map_err(failed)?)
+    let bytes = JsFuture::from(res.array_buffer().map_err(failed)?)
         .await
         .map_err(failed)?;
-    text.as_string().ok_or_else(|| format!("{url} is not text"))
+    Ok(js_sys::Uint8Array::new(&bytes).to_vec())
 }
 
 /// Marks a step of the page's start on the page's timeline (a User Timing mark: DevTools'
@@ -70,18 +73,15 @@ pub fn mark(name: &str) {
     }
 }
 
-/// The catalog's text as the page's head asked for it, as soon as the HTML parser reached it
-/// (`window.vfCatalog`, a promise of the file's bytes, an `ArrayBuffer`, or `null`, written
-/// by scripts/catalog_file.py beside the file's preload): by the time the wasm has started,
-/// they are usually there already (docs/PERFORMANCE.md, "Issue 19, step 8"). Bytes, not a JS
-/// string: they come into the wasm's memory in one copy, where a string went through
-/// wasm-bindgen's character-by-character JS loop for ASCII, ~5 ms for the 145 KB file on the
-/// start's critical path (step 11); `String::from_utf8` then checks them. The promise is taken
+/// The catalog file's bytes as the page's head asked for them, as soon as the HTML parser
+/// reached it (`window.vfCatalog`, a promise of an `ArrayBuffer` or `null`, written by
+/// scripts/catalog_file.py beside the file's preload): by the time the wasm has started, they
+/// are usually there already (docs/PERFORMANCE.md, "Issue 19, step 8"). The promise is taken
 /// off `window`, so that the file is not kept twice. `None` when the page has no such promise
 /// or it came to nothing; [`load_catalog`] then fetches the file itself, and says why that
 /// failed.
 #[cfg(target_arch = "wasm32")]
-async fn early_catalog() -> Option<Result<String, String>> {
+async fn early_catalog() -> Option<Vec<u8>> {
     let window = js_sys::global();
     let key = wasm_bindgen::JsValue::from_str("vfCatalog");
     let p = js_sys::Reflect::get(&window, &key).ok()?;
@@ -89,33 +89,26 @@ async fn early_catalog() -> Option<Result<String, String>> {
     let p: js_sys::Promise = wasm_bindgen::JsCast::dyn_into(p).ok()?;
     let bytes: js_sys::ArrayBuffer =
         wasm_bindgen::JsCast::dyn_into(wasm_bindgen_futures::JsFuture::from(p).await.ok()?).ok()?;
-    Some(
-        String::from_utf8(js_sys::Uint8Array::new(&bytes).to_vec()).map_err(|e| {
-            format!(
-                "catalog file {}: not UTF-8 ({e})",
-                vramfit_core::catalog::WEB_FILE
-            )
-        }),
-    )
+    Some(js_sys::Uint8Array::new(&bytes).to_vec())
 }
 #[cfg(not(target_arch = "wasm32"))]
-async fn early_catalog() -> Option<Result<String, String>> {
+async fn early_catalog() -> Option<Vec<u8>> {
     None
 }
 
 /// Fetches and reads the catalog ([`vramfit_core::catalog::WEB_FILE`], which index.html
-/// preloads beside the wasm and asks for at once: [`early_catalog`]), once.
+/// preloads beside the page's code and asks for at once: [`early_catalog`]), once.
 ///
 /// # Errors
 /// Why it could not be fetched or read, for the page to show.
 pub async fn load_catalog() -> Result<(), String> {
     if CATALOG.0.get().is_none() {
-        let text = match early_catalog().await {
-            Some(t) => t?,
-            None => fetch_text(vramfit_core::catalog::WEB_FILE, false).await?,
+        let bytes = match early_catalog().await {
+            Some(b) => b,
+            None => fetch_bytes(vramfit_core::catalog::WEB_FILE, false).await?,
         };
         mark("vf-catalog-text");
-        let _ = CATALOG.0.set(Catalog::from_web_file(&text)?);
+        let _ = CATALOG.0.set(Catalog::from_web_file(&bytes)?);
         mark("vf-catalog-read");
     }
     Ok(())
@@ -270,12 +263,9 @@ pub fn location_query() -> String {
 /// (a fifth of a length change's time in Chromium's profiler, issue 19), so the page shows
 /// the new numbers first. Writes asked for before that paint wait for it together, in order:
 /// a replace merges into the last write waiting (the same URL and history as writing both),
-/// a new entry queues behind it, so that every choice is still an entry of its own. (A new
-/// entry used to write the one waiting at once: a choice made within a frame of another, as
-/// in stepping through models, paid a `pushState` before its numbers, 3.3–3.4 ms to the DOM
-/// for a model change against 2.4–2.9 ms for a length change; docs/PERFORMANCE.md, "Issue
-/// 19, step 10".) The only place the state touches the window; a no-op off the browser
-/// (native tests).
+/// a new entry queues behind it, so that every choice is still an entry of its own and none
+/// pays a `pushState` before its numbers (docs/PERFORMANCE.md, "Issue 19, step 10"). The
+/// only place the state touches the window; a no-op off the browser (native tests).
 fn push_url(query: &str, replace: bool) {
     #[cfg(target_arch = "wasm32")]
     {

@@ -54,10 +54,10 @@ pub fn CatalogView() -> impl IntoView {
         leptos::task::spawn_local(async move {
             // The sources' file name (content-hashed) is in index.html.
             let got = match crate::worker_client::meta_content("meta[name=vramfit-sources]") {
-                Some(url) => crate::state::fetch_text(&url, true).await,
+                Some(url) => crate::state::fetch_bytes(&url, true).await,
                 None => Err("index.html names no catalog sources".to_string()),
             }
-            .and_then(|text| Sources::from_json(text.as_bytes()))
+            .and_then(|bytes| Sources::from_json(&bytes))
             .map(Arc::new);
             if let Ok(s) = &got {
                 FETCHED.with(|f| *f.borrow_mut() = Some(Arc::clone(s)));

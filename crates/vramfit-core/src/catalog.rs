@@ -533,15 +533,15 @@ impl Catalog {
         Self::load().unwrap_or_default()
     }
 
-    /// Reads the web app's catalog file ([`WEB_FILE`]): one JSON object whose members are the
-    /// catalog's files by path.
+    /// Reads the web app's catalog file ([`WEB_FILE`]), as the page fetched its bytes: one
+    /// JSON object whose members are the catalog's files by path.
     ///
     /// # Errors
-    /// A message naming the problem: not JSON, a missing or unknown part, or a bad entry (the
-    /// file, the entry and the field).
-    pub fn from_web_file(text: &str) -> Result<Self, String> {
-        let v: Value =
-            serde_json::from_str(text).map_err(|e| format!("catalog file {WEB_FILE}: {e}"))?;
+    /// A message naming the problem: not UTF-8, not JSON, a missing or unknown part, or a bad
+    /// entry (the file, the entry and the field).
+    pub fn from_web_file(bytes: &[u8]) -> Result<Self, String> {
+        let v =
+            crate::json_from_bytes(bytes).map_err(|e| format!("catalog file {WEB_FILE}: {e}"))?;
         let Value::Object(mut parts) = v else {
             return Err(format!(
                 "catalog file {WEB_FILE}: expected an object of catalog files"
@@ -740,7 +740,7 @@ mod web_file_tests {
     #[test]
     fn the_web_file_is_the_embedded_catalog_without_provenance() {
         let full = Catalog::load().expect("embedded catalog");
-        let web = Catalog::from_web_file(WEB_TEXT).expect("web file");
+        let web = Catalog::from_web_file(WEB_TEXT.as_bytes()).expect("web file");
         assert!(
             WEB_FILE.starts_with("catalog-") && WEB_FILE.ends_with(".json"),
             "{WEB_FILE}"
@@ -791,8 +791,13 @@ mod web_file_tests {
 
     #[test]
     fn a_bad_web_file_names_the_problem() {
-        let err = |text: &str| Catalog::from_web_file(text).expect_err(text);
+        let err = |text: &str| Catalog::from_web_file(text.as_bytes()).expect_err(text);
         assert!(err("<html>").contains(WEB_FILE), "{}", err("<html>"));
+        // Bytes that are not UTF-8 (the page hands the file's bytes over as they came).
+        assert_eq!(
+            Catalog::from_web_file(&[0x7b, 0x22, 0xff, 0x22, 0x7d]).expect_err("not UTF-8"),
+            format!("catalog file {WEB_FILE}: not UTF-8 (from byte 2)")
+        );
         assert_eq!(
             err("[]"),
             format!("catalog file {WEB_FILE}: expected an object of catalog files")

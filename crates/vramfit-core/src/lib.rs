@@ -35,9 +35,9 @@ pub mod units;
 /// instead of two (`from_slice` instantiates a second: ~4 KB of wasm).
 ///
 /// # Errors
-/// The byte offset of invalid UTF-8, or `serde_json`'s message (line and column).
+/// Not UTF-8 (from which byte), or `serde_json`'s message (line and column).
 pub(crate) fn json_from_bytes(bytes: &[u8]) -> Result<serde_json::Value, String> {
     let text = std::str::from_utf8(bytes)
-        .map_err(|e| format!("invalid UTF-8 at byte {}", e.valid_up_to()))?;
+        .map_err(|e| format!("not UTF-8 (from byte {})", e.valid_up_to()))?;
     serde_json::from_str(text).map_err(|e| e.to_string())
 }
