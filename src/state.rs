@@ -258,28 +258,103 @@ pub fn location_query() -> String {
     String::new()
 }
 
-/// Writes the new query to the address bar (a history entry unless `replace`), after the
-/// next paint: `history.replaceState`/`pushState` cost more than the recompute they follow
-/// (a fifth of a length change's time in Chromium's profiler, issue 19), so the page shows
-/// the new numbers first. Writes asked for before that paint wait for it together, in order:
-/// a replace merges into the last write waiting (the same URL and history as writing both),
-/// a new entry queues behind it, so that every choice is still an entry of its own and none
-/// pays a `pushState` before its numbers (docs/PERFORMANCE.md, "Issue 19, step 10"). The
+/// The address writes that wait, and when the last one went (issue 19, step 13).
+///
+/// A write waits for a paint after the changes it carries, so that the page shows the new
+/// numbers first: `history.replaceState`/`pushState` cost more than the recompute they follow
+/// (a fifth of a length change's time in Chromium's profiler), and in a burst of changes the
+/// browser's side of each same-document navigation competes with the next recompute for the
+/// cores (docs/PERFORMANCE.md, "Issue 19, step 13"). After that, the History API is called at
+/// most once every [`UrlWrites::INTERVAL_MS`] (but for the share link's and leaving's
+/// [`flush_url`]), because browsers rate-limit it and then ignore or refuse every call for a
+/// while: Chromium takes 200 same-document navigations per 10 s, "roughly 20 per second"
+/// (third_party/blink/renderer/core/frame/navigation_rate_limiter.cc, `kStateUpdateLimit`);
+/// Safari 100 per 10 s since Safari 17, 100 per 30 s before, and throws a `SecurityError` past
+/// it; Firefox logs "Too many calls to Location or History APIs". nuqs (nuqs.dev/docs/limits)
+/// throttles its URL updates to 50 ms, and 120 ms on Safari 17+, for the same reason; a held
+/// arrow key on a number input or a closed select fires ~30 changes a second. Writes that
+/// wait merge:
+/// - a replace merges into the last write that waits (the same URL and history as writing
+///   both);
+/// - a new entry merges into the last write that waits if that is a new entry too: choices
+///   made before the last one was written (in one frame, or in one burst of a held key) are
+///   one history entry, the way the address bar shows them;
+/// - otherwise it queues behind it (a typed length, then a choice: back returns to the typed
+///   length).
+///
+/// Pure, so that its rules are tested natively; `push_url` drives it with the page's clock.
+#[derive(Debug, Default)]
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // the page's; native: its tests
+pub(crate) struct UrlWrites {
+    /// The queries that wait, in order, and whether each replaces the current entry.
+    waiting: Vec<(String, bool)>,
+    /// When the History API was last called (ms on the page's clock).
+    last: Option<f64>,
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+impl UrlWrites {
+    /// The least time between two History API calls: under Safari 17's 100 per 10 s with a
+    /// margin, and well under Chromium's 20 per second (see above).
+    pub(crate) const INTERVAL_MS: f64 = 120.0;
+
+    /// Asks for a write of `query`; true when nothing waited before it (the caller then
+    /// schedules a write).
+    pub(crate) fn ask(&mut self, query: &str, replace: bool) -> bool {
+        let was_idle = self.waiting.is_empty();
+        match self.waiting.last_mut() {
+            Some(last) if replace || !last.1 => last.0 = query.to_string(),
+            _ => self.waiting.push((query.to_string(), replace)),
+        }
+        was_idle
+    }
+
+    /// How long (ms) the next write must still wait at `now`.
+    pub(crate) fn wait(&self, now: f64) -> f64 {
+        self.last
+            .map_or(0.0, |t| (t + Self::INTERVAL_MS - now).max(0.0))
+    }
+
+    /// The next write, if one waits and may go at `now`; it counts as made.
+    pub(crate) fn next(&mut self, now: f64) -> Option<(String, bool)> {
+        if self.wait(now) > 0.0 {
+            return None;
+        }
+        if self.waiting.is_empty() {
+            return None;
+        }
+        self.last = Some(now);
+        Some(self.waiting.remove(0))
+    }
+
+    /// Every write that waits, at once (before the share link reads the address, or when the
+    /// page is left).
+    pub(crate) fn all(&mut self, now: f64) -> Vec<(String, bool)> {
+        if !self.waiting.is_empty() {
+            self.last = Some(now);
+        }
+        std::mem::take(&mut self.waiting)
+    }
+
+    /// Whether a write waits.
+    pub(crate) fn waiting(&self) -> bool {
+        !self.waiting.is_empty()
+    }
+
+    /// Drops the writes that wait (a back/forward move overtakes them).
+    pub(crate) fn drop_waiting(&mut self) {
+        self.waiting.clear();
+    }
+}
+
+/// Writes the new query to the address bar (a history entry unless `replace`): after the
+/// next paint, and at most once every [`UrlWrites::INTERVAL_MS`], merged as
+/// [`UrlWrites`] says ([`flush_url`], for the share link and leaving, writes at once). The
 /// only place the state touches the window; a no-op off the browser (native tests).
 fn push_url(query: &str, replace: bool) {
     #[cfg(target_arch = "wasm32")]
-    {
-        let waiting = PENDING.with_borrow_mut(|p| {
-            let waiting = !p.is_empty();
-            match p.last_mut() {
-                Some(last) if replace => last.0 = query.to_string(),
-                _ => p.push((query.to_string(), replace)),
-            }
-            waiting
-        });
-        if !waiting {
-            after_paint(flush_url);
-        }
+    if WRITES.with_borrow_mut(|w| w.ask(query, replace)) {
+        after_paint(write_next);
     }
     #[cfg(not(target_arch = "wasm32"))]
     let _ = (query, replace);
@@ -287,16 +362,41 @@ fn push_url(query: &str, replace: bool) {
 
 #[cfg(target_arch = "wasm32")]
 thread_local! {
-    /// The URL writes waiting for the next paint, in order: the query and whether it replaces
-    /// the entry.
-    static PENDING: std::cell::RefCell<Vec<(String, bool)>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The page's address writes (see [`UrlWrites`]).
+    static WRITES: std::cell::RefCell<UrlWrites> = std::cell::RefCell::new(UrlWrites::default());
 }
 
-/// Writes the URL writes that wait, if any, in order (also before the share link reads the
-/// address).
+/// The page's clock (ms), for the writes' spacing.
+#[cfg(target_arch = "wasm32")]
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// Makes the next write if it may go now; then waits for the one after, if any: a timer for
+/// the rest of the interval, then the next paint (so that a change made while a write waited
+/// is shown before its address is written, as the first one was).
+#[cfg(target_arch = "wasm32")]
+fn write_next() {
+    let now = now_ms();
+    let (due, wait) = WRITES.with_borrow_mut(|w| {
+        let due = w.next(now);
+        (due, w.waiting().then(|| w.wait(now)))
+    });
+    if let Some((q, replace)) = due {
+        write_url(&q, replace);
+    }
+    if let Some(ms) = wait {
+        after_ms(|| after_paint(write_next), ms.ceil() as i32);
+    }
+}
+
+/// Writes every URL write that waits, in order, at once (before the share link reads the
+/// address, and when the page is left).
 pub fn flush_url() {
     #[cfg(target_arch = "wasm32")]
-    for (q, replace) in PENDING.with_borrow_mut(std::mem::take) {
+    for (q, replace) in WRITES.with_borrow_mut(|w| w.all(now_ms())) {
         write_url(&q, replace);
     }
 }
@@ -325,21 +425,25 @@ pub(crate) fn after_paint(f: fn()) {
     let Some(w) = web_sys::window() else {
         return f();
     };
-    let later = Closure::once_into_js(move || {
-        let task = Closure::once_into_js(f);
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback(task.unchecked_ref());
-        }
-    });
+    let later = Closure::once_into_js(move || after_ms(f, 0));
     if w.request_animation_frame(later.unchecked_ref()).is_err() {
         f();
+    }
+}
+
+/// Runs `f` in a task `ms` milliseconds from now (a timer).
+#[cfg(target_arch = "wasm32")]
+fn after_ms(f: fn(), ms: i32) {
+    let task = Closure::once_into_js(f);
+    if let Some(w) = web_sys::window() {
+        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(task.unchecked_ref(), ms);
     }
 }
 
 /// A URL move by back/forward: the writes that wait, which it overtakes, are dropped.
 #[cfg(target_arch = "wasm32")]
 fn drop_pending_write() {
-    PENDING.with_borrow_mut(Vec::clear);
+    WRITES.with_borrow_mut(UrlWrites::drop_waiting);
 }
 
 /// Calls `f` on each of `events` at `window`, for the page's lifetime.
@@ -385,7 +489,7 @@ impl AppState {
                 drop_pending_write();
                 raw_query.set(location_query());
             });
-            // Leaving within a frame of a change still leaves its URL behind.
+            // Leaving before a change's write has gone still leaves its URL behind.
             listen(&["pagehide"], flush_url);
         }
         st
@@ -631,5 +735,74 @@ mod tests {
             st.custom.set(None);
             assert!(st.plan.get_untracked().is_ok());
         });
+    }
+
+    /// The address writes' rules (`UrlWrites`): merged as the history should read, and the
+    /// History API called at most once every 120 ms.
+    #[test]
+    fn address_writes_merge_and_keep_their_distance() {
+        let mut w = UrlWrites::default();
+        let i = UrlWrites::INTERVAL_MS;
+        // The first write after a quiet spell goes at once (the caller waits for the paint).
+        assert!(w.ask("len=16384", true));
+        assert!(
+            !w.ask("len=20480", true),
+            "a second write rides on the first's schedule"
+        );
+        assert_eq!(w.wait(0.0), 0.0);
+        assert_eq!(w.next(16.0), Some(("len=20480".into(), true)));
+        assert_eq!(w.next(16.0), None);
+        // A choice after it: a new entry, which waits out the interval.
+        assert!(w.ask("kv=fp8&len=20480", false));
+        assert_eq!(w.wait(40.0), 16.0 + i - 40.0);
+        assert_eq!(w.next(40.0), None, "too soon after the last call");
+        // Another choice and a keystroke before it went: one entry, the latest query.
+        w.ask("model=qwen3-8b&kv=fp8&len=20480", false);
+        w.ask("model=qwen3-8b&kv=fp8&len=24576", true);
+        assert_eq!(
+            w.next(16.0 + i),
+            Some(("model=qwen3-8b&kv=fp8&len=24576".into(), false))
+        );
+        assert!(!w.waiting());
+        // A typed length, then a choice: two writes, in order, a full interval apart, so that
+        // back from the choice returns to the typed length.
+        let t = 16.0 + i;
+        w.ask("len=8192", true);
+        w.ask("model=llama-3.1-8b&len=8192", false);
+        assert_eq!(w.next(t + i - 1.0), None);
+        assert_eq!(w.next(t + i), Some(("len=8192".into(), true)));
+        assert_eq!(w.wait(t + i), i);
+        assert_eq!(
+            w.next(t + 2.0 * i),
+            Some(("model=llama-3.1-8b&len=8192".into(), false))
+        );
+        // A replace while a replace and a new entry wait merges into the new entry.
+        w.ask("len=1024", true);
+        w.ask("model=qwen3-8b&len=1024", false);
+        w.ask("model=qwen3-8b&len=2048", true);
+        assert_eq!(
+            w.all(t + 2.0 * i),
+            vec![
+                ("len=1024".to_string(), true),
+                ("model=qwen3-8b&len=2048".to_string(), false)
+            ]
+        );
+        // A new entry after a replace that already went is an entry of its own.
+        w.ask("len=4096", true);
+        w.ask("gpu=a100-80g&len=4096", false);
+        // The share link and leaving take every write that waits, at once, in order.
+        assert_eq!(
+            w.all(t + 2.0 * i + 1.0),
+            vec![
+                ("len=4096".to_string(), true),
+                ("gpu=a100-80g&len=4096".to_string(), false)
+            ]
+        );
+        assert_eq!(w.wait(t + 2.0 * i + 1.0), i, "they count as the last call");
+        // Back/forward drops what waits.
+        w.ask("len=2048", true);
+        w.drop_waiting();
+        assert!(!w.waiting());
+        assert_eq!(w.next(1e9), None);
     }
 }

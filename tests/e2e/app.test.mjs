@@ -237,14 +237,26 @@ test('the share link restores the scenario exactly, and back/forward work', asyn
   assert.deepEqual([...page.errors, ...other.errors], []);
 });
 
-test('the address is written after the paint, coalesced, and every choice is still a history entry', async () => {
+test('the address is written after the paint, at most every 120 ms, merged as the history should read', async () => {
   const page = await newPage(browser);
   await page.goto(server.url + '/');
   await ready(page);
   const r = await page.evaluate(async () => {
+    // Every History API call the page makes: [which, URL, when].
+    const calls = [];
+    for (const k of ['pushState', 'replaceState']) {
+      const f = History.prototype[k];
+      History.prototype[k] = function (...a) { calls.push([k, a[2], performance.now()]); return f.apply(this, a); };
+    }
     const q = (id) => document.querySelector(`[data-testid="${id}"]`);
     const set = (id, v, ev) => { const el = q(id); el.value = v; el.dispatchEvent(new Event(ev, { bubbles: true })); };
     const painted = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 20)));
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+    const until = async (what, ok) => {
+      for (const end = performance.now() + 2000; !ok(); await sleep(5)) {
+        if (performance.now() > end) throw new Error(`the address never showed ${what}: ${location.search}`);
+      }
+    };
     const start = history.length;
     // Typing: the numbers first, the address after the paint, one write for both keystrokes.
     set('context-length', '16384', 'input');
@@ -252,22 +264,48 @@ test('the address is written after the paint, coalesced, and every choice is sti
     const during = location.search;
     await painted();
     const typed = [location.search, history.length - start];
-    // Two choices in one task: two history entries, both written after the paint (neither
-    // pays a history write before its numbers); typing after them rides on the second.
+    // Two choices in one task, and a keystroke: nothing is written before their paint (none
+    // pays a history write before its numbers), and they are one history entry, written
+    // once the interval since the typing's write has passed.
     set('kv-dtype', 'fp8', 'change');
     set('model', 'qwen3-8b', 'change');
     set('context-length', '24576', 'input');
     const choosing = [location.search, history.length - start];
-    await painted();
-    return { during, typed, choosing, chosen: [location.search, history.length - start] };
+    await until('the choices', () => location.search.includes('model'));
+    const chosen = [location.search, history.length - start];
+    // A held arrow key: 30 keystrokes 10 ms apart, then a choice.
+    const keys = calls.length;
+    for (let i = 0; i < 30; i++) {
+      set('context-length', String(8192 + 1024 * i), 'input');
+      await sleep(10);
+    }
+    set('gpu', 'a100-80gb-sxm', 'change');
+    await until('the GPU', () => location.search.includes('gpu='));
+    await sleep(300);
+    return { during, typed, choosing, chosen, calls, keys, held: [location.search, history.length - start] };
   });
   assert.equal(r.during, '');
-  assert.deepEqual(r.choosing, ['?len=20480', 0]);
   assert.deepEqual(r.typed, ['?len=20480', 0]);
-  assert.deepEqual(r.chosen, ['?model=qwen3-8b&kv=fp8&len=24576', 2]);
-  assert.equal(await page.getByTestId('context-length').inputValue(), '24576');
+  assert.deepEqual(r.choosing, ['?len=20480', 0]);
+  // The typing's one write, then one entry for both choices and the keystroke, 120 ms later.
+  assert.deepEqual(r.calls.slice(0, 2).map((c) => c.slice(0, 2)), [['replaceState', '?len=20480'], ['pushState', '?model=qwen3-8b&kv=fp8&len=24576']]);
+  assert.deepEqual(r.chosen, ['?model=qwen3-8b&kv=fp8&len=24576', 1]);
+  // The held key: its writes merge, and the choice after it is an entry of its own.
+  assert.deepEqual(r.held, ['?model=qwen3-8b&gpu=a100-80gb-sxm&kv=fp8&len=37888', 2]);
+  assert.deepEqual(r.calls.at(-1).slice(0, 2), ['pushState', '?model=qwen3-8b&gpu=a100-80gb-sxm&kv=fp8&len=37888']);
+  assert.deepEqual(r.calls.at(-2).slice(0, 2), ['replaceState', '?model=qwen3-8b&kv=fp8&len=37888']);
+  // Never two calls within 120 ms, so the 30 keystrokes took a few writes (one a frame, as
+  // before, would be ~20).
+  const gaps = r.calls.slice(1).map((c, i) => c[2] - r.calls[i][2]);
+  assert.ok(Math.min(...gaps) >= 119, `gaps ${gaps.map((g) => g.toFixed(0))}`);
+  assert.ok(r.calls.length - r.keys < 15, `${r.calls.length - r.keys} writes for 30 keystrokes and a choice`);
+  assert.equal(await page.getByTestId('context-length').inputValue(), '37888');
+  // Back goes to the held key's last length, then to the typed length before the choices.
   await page.goBack();
-  await page.waitForFunction(() => location.search === '?kv=fp8&len=20480');
+  await page.waitForFunction(() => location.search === '?model=qwen3-8b&kv=fp8&len=37888');
+  await page.waitForFunction(() => document.querySelector('[data-testid="gpu"]').value !== 'a100-80gb-sxm');
+  await page.goBack();
+  await page.waitForFunction(() => location.search === '?len=20480');
   await page.waitForFunction(() => document.querySelector('[data-testid="model"]').value === 'llama-3.1-8b');
   assert.deepEqual(page.errors, []);
 });

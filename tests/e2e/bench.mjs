@@ -8,7 +8,8 @@
 //    in index.html); loads of the two interleaved;
 //  - median of 20 recomputes: input change → new numbers in the DOM, and the next animation
 //    frame; back to back (each change right after the previous one's frame callback, as the
-//    peers were measured), then 100–150 ms apart once the page has settled;
+//    peers were measured, with the harness's gap from that callback to its next change),
+//    then 100–150 ms apart once the page has settled;
 //  - WebAssembly memory and the JS heap in use (CDP `Runtime.getHeapUsage`, after a garbage
 //    collection, on a page Playwright has injected nothing into) after load, beside
 //    about:blank's;
@@ -89,17 +90,25 @@ const lengthChange = (len) => page.evaluate(async (len) => {
   input.dispatchEvent(new Event('input', { bubbles: true }));
   await changed;
   await new Promise((r) => requestAnimationFrame(() => r()));
-  return [tDom - t0, performance.now() - t0];
+  const tFrame = performance.now();
+  return [tDom - t0, tFrame - t0, t0, tFrame];
 }, len);
 // Back to back, from the first result on (as issue 19's peer figures were taken): each
 // change follows the previous one's frame callback, so the browser is producing frames at
 // its 60 Hz cadence and the next frame is a phase of it away.
+// Also the harness's own gap: from a change's frame callback to the next change, which
+// is what the next frame's figure is a phase of (the two add up to ~16.7 ms when the page is
+// on the cadence; docs/PERFORMANCE.md, "Issue 19, step 13").
 const recomputes = [];
 const domUpdates = [];
+const harnessGaps = [];
+let lastFrame = null;
 for (let i = 0; i < 20; i++) {
-  const [dom, frame] = await lengthChange(4096 + i * 1024);
+  const [dom, frame, t0, tFrame] = await lengthChange(4096 + i * 1024);
   domUpdates.push(dom);
   recomputes.push(frame);
+  if (lastFrame !== null) harnessGaps.push(t0 - lastFrame);
+  lastFrame = tFrame;
 }
 // 100–150 ms apart, once the page has settled (as a person types or steps a number): the
 // browser is idle between changes and begins a frame on demand.
@@ -222,6 +231,7 @@ row(`shared link, cold load → first result painted (${LOADS} loads)`, shared.p
 row(`shared link, cold load → the live page's verdict (the calculator mounted; ${LOADS} loads)`, shared.live);
 row('input change, back to back → new numbers in the DOM (20)', domUpdates, 1);
 row('input change, back to back → next animation frame after the update (20)', recomputes, 1);
+row('back to back: the harness\'s gap, a change\'s frame callback → the next change (19)', harnessGaps, 1);
 row('input change 100–150 ms apart → new numbers in the DOM (20)', spaced.dom, 1);
 row('input change 100–150 ms apart → next animation frame after the update (20)', spaced.frame, 1);
 row('an idle page → its next animation frame (20)', idleFrame, 1);
