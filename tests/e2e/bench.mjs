@@ -29,9 +29,8 @@
 //        compare in one session)
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { launch, startServer, newPage, DIST, timeFirstResult, firstResult, fast3g } from './helpers.mjs';
+import { launch, startServer, newPage, DIST, timeFirstResult, firstResult, fast3g, median } from './helpers.mjs';
 
-const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const browser = await launch();
 const dist = process.env.BENCH_DIST || DIST;
 const server = await startServer({}, dist);

@@ -89,6 +89,13 @@ export async function firstResult(page, timeout = 20000) {
   return t;
 }
 
+// The benchmarks' median (bench.mjs, startup.mjs): of the finite values, the upper middle one
+// of an even count; NaN when there is none.
+export function median(values) {
+  const s = values.filter(Number.isFinite).sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : NaN;
+}
+
 /** Runs the CLI built by `cargo build -p vramfit-cli` and parses its JSON. */
 export function cli(args) {
   const bin = path.join(ROOT, 'target', 'debug', 'vramfit');

@@ -21,11 +21,10 @@
 //        N=40 node tests/e2e/startup.mjs DIST_A DIST_B   (builds compared, e.g. copies of
 //        dist/ from two commits)
 // docs/PERFORMANCE.md ("Issue 19, step 4", "step 8") records what it found.
-import { launch, startServer, newPage, DIST, timeFirstResult, firstResult, fast3g } from './helpers.mjs';
+import { launch, startServer, newPage, DIST, timeFirstResult, firstResult, fast3g, median } from './helpers.mjs';
 
 const dists = process.argv.length > 2 ? process.argv.slice(2) : [process.env.BENCH_DIST || DIST];
 const N = Number(process.env.N || 10);
-const median = (v) => { const s = v.filter(Number.isFinite).sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : NaN; };
 const browser = await launch();
 const slow = !!process.env.FAST3G;
 const servers = await Promise.all(dists.map((d) => startServer({ gzip: slow }, d)));
