@@ -211,8 +211,9 @@ def main():
         "addEventListener('error', (e) => { window.vfStarted || (window.vfError = e.message); });"
         "addEventListener('DOMContentLoaded', () => { window.vfStarted || vfStartFailed(window.vfError ?? 'its code did not load'); });"
         # A function of its own, so that neither the text (700 KB) nor the bytes are held
-        # once compiled. Never throws: a failure is the promise's, handled where it is awaited.
-        "function vfCompile() { try {"
+        # once compiled. `async`, so that it never throws: a failure is the promise's, handled
+        # where it is awaited (its body still runs at once, up to the compile it returns).
+        "async function vfCompile() {"
         f"const blob = document.getElementById('{main_chunk.ID}');"
         "if (!blob) throw new Error('the page holds no wasm');"
         "const hex = blob.textContent; blob.remove();"
@@ -220,7 +221,7 @@ def main():
         "if (hex.length % 2 || /[^0-9a-f]/.test(hex)) throw new SyntaxError('the page\\'s wasm is not whole');"
         "const v = (c) => (c & 15) + (c > 57 ? 9 : 0), b = new Uint8Array(hex.length >> 1);"
         "for (let i = 0; i < b.length; i++) b[i] = v(hex.charCodeAt(2 * i)) << 4 | v(hex.charCodeAt(2 * i + 1));"
-        "return WebAssembly.compile(b); } catch (e) { return Promise.reject(e); } }</script>"
+        "return WebAssembly.compile(b); }</script>"
         # The glue is imported statically, not with `import()` once the page is parsed: the
         # parser meets this script in the head, so the glue (modulepreloaded above) is fetched
         # and compiled while the page's bytes are still being parsed, and is evaluated as soon

@@ -64,13 +64,19 @@ pub async fn fetch_bytes(url: &str, force_cache: bool) -> Result<Vec<u8>, String
 
 /// Marks a step of the page's start on the page's timeline (a User Timing mark: DevTools'
 /// performance panel shows it, and tests/e2e/startup.mjs reads it): `vf-start` (the main
-/// chunk runs), `vf-catalog-text` (the catalog's text is in), `vf-catalog-read` (parsed),
+/// chunk runs), `vf-catalog-text` (the catalog file's bytes are in; the name predates bytes,
+/// and startup.mjs compares builds by it), `vf-catalog-read` (parsed),
 /// `vf-first-shown` (a shared link's first result is in the DOM, or there is none to show),
 /// `vf-mounted` (the calculator).
 pub fn mark(name: &str) {
-    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+    if let Some(p) = performance() {
         let _ = p.mark(name);
     }
+}
+
+/// The page's `performance` (its timeline and clock), if it has one.
+fn performance() -> Option<web_sys::Performance> {
+    web_sys::window().and_then(|w| w.performance())
 }
 
 /// The catalog file's bytes as the page's head asked for them, as soon as the HTML parser
@@ -284,7 +290,7 @@ pub fn location_query() -> String {
 ///
 /// Pure, so that its rules are tested natively; `push_url` drives it with the page's clock.
 #[derive(Debug, Default)]
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // the page's; native: its tests
+#[cfg(any(target_arch = "wasm32", test))] // the page's; natively, its tests
 pub(crate) struct UrlWrites {
     /// The queries that wait, in order, and whether each replaces the current entry.
     waiting: Vec<(String, bool)>,
@@ -292,7 +298,7 @@ pub(crate) struct UrlWrites {
     last: Option<f64>,
 }
 
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[cfg(any(target_arch = "wasm32", test))]
 impl UrlWrites {
     /// The least time between two History API calls: under Safari 17's 100 per 10 s with a
     /// margin, and well under Chromium's 20 per second (see above).
@@ -369,9 +375,7 @@ thread_local! {
 /// The page's clock (ms), for the writes' spacing.
 #[cfg(target_arch = "wasm32")]
 fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or_else(js_sys::Date::now, |p| p.now())
+    performance().map_or_else(js_sys::Date::now, |p| p.now())
 }
 
 /// Makes the next write if it may go now; then waits for the one after, if any: a timer for
@@ -787,7 +791,7 @@ mod tests {
                 ("model=qwen3-8b&len=2048".to_string(), false)
             ]
         );
-        // A new entry after a replace that already went is an entry of its own.
+        // A new entry after a replace that waits queues behind it.
         w.ask("len=4096", true);
         w.ask("gpu=a100-80g&len=4096", false);
         // The share link and leaving take every write that waits, at once, in order.

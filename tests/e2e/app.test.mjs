@@ -229,7 +229,8 @@ test('the share link restores the scenario exactly, and back/forward work', asyn
   assert.equal(await text(other, 'kv-pool-per-gpu'), kv);
   assert.equal(await other.getByTestId('model').inputValue(), 'qwen3-8b');
   assert.equal(await other.getByTestId('kv-dtype').inputValue(), 'fp8');
-  // Back undoes the KV dtype change (a discrete choice is a history entry).
+  // Back undoes the KV dtype change: a choice is a history entry, or one with the model's when
+  // the two come in one burst (state.rs `UrlWrites`); KV is back to auto either way.
   await page.goBack();
   await page.waitForFunction(() => document.querySelector('[data-testid="kv-dtype"]').value === 'auto');
   await page.goForward();

@@ -221,7 +221,10 @@ let chromium = '';
 try { chromium = execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(); } catch { /* optional */ }
 console.log(`## Browser (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores ${os.cpus()[0]?.model ?? ''}, ${chromium}, headless)\n`);
 console.log('| measure | median | min | max |\n|---|---|---|---|');
-const row = (what, v, digits = 0) => console.log(`| ${what} | ${median(v).toFixed(digits)} ms | ${Math.min(...v).toFixed(digits)} ms | ${Math.max(...v).toFixed(digits)} ms |`);
+const row = (what, values, digits = 0) => {
+  const v = values.filter(Number.isFinite);
+  console.log(`| ${what} | ${median(v).toFixed(digits)} ms | ${Math.min(...v).toFixed(digits)} ms | ${Math.max(...v).toFixed(digits)} ms |`);
+};
 row(`home page, cold → first result in the DOM (the build's; ${LOADS} loads)`, home.dom);
 row(`home page, cold → first result painted (${LOADS} loads)`, home.painted);
 row(`home page, cold → the live page's verdict (the wasm mounted; ${LOADS} loads)`, home.live);
