@@ -6,7 +6,7 @@ feature). The core's build script writes the web copy, one JSON object of every 
 without its provenance, named by its content (`catalog-<hash>.json`, crates/vramfit-core/
 build.rs), and compiles that name into the wasm (`vramfit_core::catalog::WEB_FILE`). This step
 (scripts/post_build.py, after Trunk has built the wasm):
-- reads the name from the page's main wasm chunk, which index.html holds in hex (the views
+- reads the name from the page's main wasm chunk, which index.html holds as text (the views
   chunk shares its memory);
 - copies that file from the core's build output (under the cargo target directory: the
   name is the content's hash, so any copy with that name is these bytes);
@@ -55,7 +55,7 @@ if not copies:
     sys.exit(f"catalog_file.py: no {name} under {target} (the core's build script writes it "
              "to OUT_DIR/web)")
 shutil.copyfile(copies[0], out / name)
-if name in html:
+if name in main_chunk.outside(html):
     sys.exit(f"catalog_file.py: index.html already names {name}")
 link = (f'<link rel="preload" href="{name}" as="fetch" crossorigin>'
         # As the page's own fetch would ask (CORS mode, same-origin credentials), so that it

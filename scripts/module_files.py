@@ -6,6 +6,7 @@ content hash, because the page chooses at run time when to start it (`data-type=
 in index.html, wasm-bindgen's `no-modules` output). An unhashed file would let the service
 worker's cache-first rule serve an old module to a new page, so this post-build step
 (scripts/post_build.py):
+- minifies `<stem>.js` in release builds (terser, as scripts/page_wasm.py does the page's glue);
 - renames `<stem>.js` and `<stem>_bg.wasm` to `<stem>-<hash>…`, the hash taken over both
   and the start code;
 - writes the start code, the worker's loader `<stem>-<hash>_loader.js` (a classic worker
@@ -19,7 +20,10 @@ Writes into $TRUNK_STAGING_DIR, or into the directory given as the first argumen
 import hashlib
 import os
 import pathlib
+import subprocess
 import sys
+
+import main_chunk
 
 # A failed start is rethrown so the console (the page's `onerror`, for the worker) hears it.
 START = 'wasm_bindgen({{module_or_path:"./{base}_bg.wasm"}})'
@@ -42,6 +46,12 @@ def name_by_content(out, stem, what, start):
     for f in (js, wasm):
         if not f.is_file():
             sys.exit(f"module_files.py: {f} is missing; is the {stem} link in index.html?")
+    if os.environ.get("TRUNK_PROFILE", "release") == "release":
+        # wasm-bindgen's `no-modules` glue, a classic script: terser keeps its top-level
+        # names (the global `wasm_bindgen` the loader calls) unless told otherwise.
+        r = subprocess.run(["terser", str(js), "--compress", "--mangle", "-o", str(js)])
+        if r.returncode != 0:
+            sys.exit(f"module_files.py: terser failed on {js} ({r.returncode})")
     body = js.read_bytes()
     digest = hashlib.sha256(body + wasm.read_bytes() + start.encode()).hexdigest()[:16]
     base = f"{stem}-{digest}"
@@ -53,7 +63,7 @@ def name_by_content(out, stem, what, start):
     wasm.rename(out / f"{base}_bg.wasm")
     index = out / "index.html"
     html = index.read_text(encoding="utf-8")
-    if f'name="{stem}"' in html:
+    if f'name="{stem}"' in main_chunk.outside(html):
         sys.exit(f"module_files.py: index.html already names {what}")
     if "</head>" not in html:
         sys.exit("module_files.py: index.html has no </head>")

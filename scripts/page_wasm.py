@@ -14,7 +14,8 @@ split runs on the linked wasm, before wasm-bindgen, and needs the linker's reloc
    `__wasm_split.js`, the loader the main chunk's JS imports;
 3. `wasm-bindgen --target web --weak-refs --keep-lld-exports` on the main chunk (the chunks
    import its `__indirect_function_table`);
-4. release only: `wasm-opt -Oz` on every chunk, with the features rustc's output uses;
+4. release only: `wasm-opt -Oz` on every chunk, with the features rustc's output uses (and,
+   once step 5 has rewritten it, terser on the glue);
 5. names every file by one hash over all of them (`vramfit-web-<hash>…`), rewrites the names
    the files give each other, and adds to index.html the page's start (preloads of the main
    JS and the loader, and on the home page of the calculator's chunks, the app split of
@@ -23,7 +24,8 @@ split runs on the linked wasm, before wasm-bindgen, and needs the linker's reloc
    `TrunkApplicationStarted` event and `window.wasmBindings` that Trunk's loader gave) and
    `<meta name="vramfit-chunks">`, which names the chunks so that the service worker caches
    them after the first result (scripts/sw_files.py: named only in a `<meta>`, so LATER);
-6. puts the main chunk itself in index.html, in hex, last in the body (`#vf-wasm`, followed
+6. puts the main chunk itself in index.html, as text (a character per byte,
+   scripts/main_chunk.py), last in the body (`#vf-wasm`, followed
    by the script that starts its compile), instead of a file beside it: see `blob` below. A
    debug build's main chunk is several MB, so its
    page is too; `./dev serve` builds release.
@@ -173,6 +175,14 @@ def main():
     app = [name[c.name] for c in chunks if c.stem == "split_app" or "app" in users.get(c.stem, [])]
     if not any(n.endswith("_split_app.wasm") for n in app):
         sys.exit("page_wasm.py: wasm-split-cli wrote no split_app.wasm (src/lib.rs `mount`)")
+    if release:
+        # The glue, an ES module whose exports keep their names (terser 5.51.4, npm;
+        # docs/PERFORMANCE.md, "Issue 19, step 14"): 8.9 → 6.7 KB gzip. After the rewrite
+        # above, which looks for the glue's import of the loader as wasm-bindgen wrote it. Its
+        # name is the hash of what wasm-bindgen wrote, which determines what terser writes.
+        # The loader stays as wasm-split-cli wrote it (1.1 KB gzip): its comments say which
+        # split modules need each chunk, which this step and scripts/size_budget.sh read.
+        run("terser", str(out / name["js"]), "--module", "--compress", "--mangle", "-o", str(out / name["js"]))
     # As the chunk loader fetches them (`fetch(url)`: CORS mode, same-origin credentials).
     preload = ("for (const f of " + json.dumps(app) + ") { const l = document.createElement('link');"
                " l.rel = 'preload'; l.as = 'fetch'; l.crossOrigin = ''; l.href = f; document.head.append(l); }")
@@ -189,10 +199,10 @@ def main():
         # step 7": preloading them once the main chunk had started took the first result from
         # 142–154 ms to 173–175 ms on loopback).
         "<script>if (!location.search) " + preload + "</script>"
-        # The main chunk is in the page itself (`#vf-wasm`, below), in hex: decoded
-        # (`Uint8Array.fromHex`, or a loop where a browser lacks it), taken out of the
-        # document, and compiled (`vfCompile`), by the script that follows it (`vfWasm`, a
-        # promise of the module), as soon as the parser has read it; by the start, if that
+        # The main chunk is in the page itself (`#vf-wasm`, below), a character per byte
+        # (scripts/main_chunk.py): decoded (each character's code, less U+0100 for the three
+        # escaped bytes), taken out of the document, and compiled (`vfCompile`), by the
+        # script that follows it (`vfWasm`, a promise of the module), as soon as the parser has read it; by the start, if that
         # script never ran (the page was cut short). A page that cannot start (its JS did not
         # come or does not parse or link, its wasm is cut short or does not compile or
         # instantiate) says so, as text, once, instead of the home page's first result from
@@ -210,17 +220,18 @@ def main():
         "document.getElementById('vf-first')?.remove(); }"
         "addEventListener('error', (e) => { window.vfStarted || (window.vfError = e.message); });"
         "addEventListener('DOMContentLoaded', () => { window.vfStarted || vfStartFailed(window.vfError ?? 'its code did not load'); });"
-        # A function of its own, so that neither the text (700 KB) nor the bytes are held
-        # once compiled. `async`, so that it never throws: a failure is the promise's, handled
+        # A function of its own, so that neither the text (351 K characters) nor the bytes are
+        # held once compiled. `async`, so that it never throws: a failure is the promise's, handled
         # where it is awaited (its body still runs at once, up to the compile it returns).
         "async function vfCompile() {"
         f"const blob = document.getElementById('{main_chunk.ID}');"
         "if (!blob) throw new Error('the page holds no wasm');"
-        "const hex = blob.textContent; blob.remove();"
-        "if (Uint8Array.fromHex) return WebAssembly.compile(Uint8Array.fromHex(hex));"
-        "if (hex.length % 2 || /[^0-9a-f]/.test(hex)) throw new SyntaxError('the page\\'s wasm is not whole');"
-        "const v = (c) => (c & 15) + (c > 57 ? 9 : 0), b = new Uint8Array(hex.length >> 1);"
-        "for (let i = 0; i < b.length; i++) b[i] = v(hex.charCodeAt(2 * i)) << 4 | v(hex.charCodeAt(2 * i + 1));"
+        "const text = blob.textContent; blob.remove();"
+        "const b = new Uint8Array(text.length); let above = 0;"
+        "for (let i = 0; i < b.length; i++) { const c = text.charCodeAt(i); above |= c >> 9; b[i] = c; }"
+        # A character above U+01FF: the transfer stopped inside a character (U+FFFD), or
+        # the page was read in another encoding than UTF-8 (most of its bytes 0x80–0x9F).
+        "if (above) throw new SyntaxError('the page\\'s wasm is not whole');"
         "return WebAssembly.compile(b); }</script>"
         # The glue is imported statically, not with `import()` once the page is parsed: the
         # parser meets this script in the head, so the glue (modulepreloaded above) is fetched
@@ -251,10 +262,12 @@ def main():
     # shared link's first result no longer waits for a second round trip after the HTML, only
     # for the page's bytes (one latency less, 0.44 s under Fast 3G). Last in the body, after the
     # home page's first result and the script that shows it, so that the home page's result is
-    # not held back by these bytes. Hex, not base64: gzip finds the same repeats in hex as in
-    # the bytes (a byte is always two characters), so it costs 174 KB gzip against the file's
-    # 155 KB; base64 cost 201 KB. A data block (`type="text/plain"`): the HTML parser reads it
-    # as raw text up to `</script`, which hex cannot hold (scripts/main_chunk.py).
+    # not held back by these bytes. A character per byte, not hex or base64: gzip finds the
+    # same repeats as in the bytes (a byte is always one character, of one or two bytes in
+    # UTF-8), so it costs 163 KB gzip against the file's 155 KB; hex cost 175 KB, base64
+    # 201 KB (docs/PERFORMANCE.md, "Issue 19, step 14"). A data block (`type="text/plain"`):
+    # the HTML parser reads it as raw text up to `</script`, which the block cannot hold
+    # (scripts/main_chunk.py).
     html = html.replace("</head>", head + "</head>", 1).replace("</body>", blob + "\n  </body>", 1)
     index.write_text(html, encoding="utf-8")
 

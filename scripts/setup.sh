@@ -59,9 +59,10 @@ else
   log "wasm-split-cli $SPLIT_VERSION present"
 fi
 
-# 4. npm tools: binaryen's wasm-opt (Debian's is too old for Rust 1.95 output), playwright-core
-#    (drives Debian's Chromium; never downloads a browser), axe-core. Exact pins in package-lock.
-if [ ! -x tests/e2e/node_modules/.bin/wasm-opt ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]; then
+# 4. npm tools: binaryen's wasm-opt (Debian's is too old for Rust 1.95 output), terser (the
+#    release build's JS glue), playwright-core (drives Debian's Chromium; never downloads a
+#    browser), axe-core. Exact pins in package-lock.
+if [ ! -x tests/e2e/node_modules/.bin/wasm-opt ] || [ ! -x tests/e2e/node_modules/.bin/terser ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]; then
   log "installing npm tools (tests/e2e)"
   (cd tests/e2e && npm ci --no-audit --no-fund)
 else

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Transfer budgets, gzip -9, with a per-file table:
-# - first load: index.html (with the css and the main wasm chunk, in hex, inline:
+# - first load: index.html (with the css and the main wasm chunk inline, a character per byte:
 #   scripts/page_wasm.py), the service worker and every file index.html names outside its
 #   `<meta>` tags but the calculator's (the app's js, the chunk loader, catalog file, manifest
 #   and icon): what a shared link's first result waits for (src/first.rs);
@@ -34,7 +34,9 @@ app=()
 views=()
 rest=()
 worker=()
-outside_meta=$(sed -E 's/<meta\b[^>]*>//g' dist/index.html)
+# The page's markup (without the main chunk's bytes, which hold some names as text:
+# scripts/main_chunk.py `outside`), less its <meta> tags.
+outside_meta=$(python3 -c 'import sys; sys.path.insert(0, "scripts"); import main_chunk; sys.stdout.buffer.write(main_chunk.outside(open("dist/index.html", encoding="utf-8").read()).encode())' | sed -E 's/<meta\b[^>]*>//g')
 # The split modules that need each shared chunk, from the comment above its loader.
 declare -A chunk_users
 while read -r id users; do chunk_users[$id]=$users; done < <(awk '

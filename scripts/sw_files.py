@@ -29,6 +29,8 @@ import pathlib
 import re
 import sys
 
+import main_chunk
+
 out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"])
 sw, index = out / "sw.js", out / "index.html"
 # Trunk writes its file hash as unpadded hex (a leading zero digit is dropped): 12-16 digits.
@@ -47,13 +49,16 @@ for name in files:
     data = html.encode("utf-8") if name == "index.html" else (out / name).read_bytes()
     build.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
 hashed = [n for n in files if HASHED_NAME.search(n)]
+# Names are looked for in the page's markup, not in the main chunk's bytes inside it
+# (scripts/main_chunk.py), which hold some as text.
+markup = main_chunk.outside(html)
 plain = [n for n in files if n != "index.html" and n not in hashed]
-missing = [n for n in hashed if n not in html]
+missing = [n for n in hashed if n not in markup]
 if missing:
     sys.exit(f"sw_files.py: index.html does not name {', '.join(missing)}")
 # What the page loads at once is named outside the `<meta>` tags (links, scripts).
-outside_meta = re.sub(r"<meta\b[^>]*>", "", html)
-later = [n for n in hashed if n not in outside_meta] + [n for n in plain if n not in html]
+outside_meta = re.sub(r"<meta\b[^>]*>", "", markup)
+later = [n for n in hashed if n not in outside_meta] + [n for n in plain if n not in markup]
 line = "const BUILD = {}, HASHED = {}, PLAIN = {}, LATER = {};".format(
     *(json.dumps(v, separators=(",", ":")) for v in (build.hexdigest()[:16], hashed, plain, later))
 )

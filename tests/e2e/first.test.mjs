@@ -4,7 +4,7 @@
 // verdict, from the page's main chunk (src/first.rs), while the calculator's chunk comes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, startServer, newPage, ready, cli, gib } from './helpers.mjs';
+import { launch, startServer, newPage, ready, cli, gib, pageWasm } from './helpers.mjs';
 
 let browser, server;
 before(async () => { browser = await launch(); server = await startServer(); });
@@ -241,10 +241,10 @@ test('the home page fetches the calculator beside the main chunk, each file once
 });
 
 test('a page whose code does not come, is cut short or does not compile or instantiate says so, as text, instead of keeping the build\'s first result', async () => {
-  // The connection drops inside the page's wasm (in the page, scripts/page_wasm.py), at an odd
-  // or an even count of hex digits (not bytes, or bytes that do not make a module), with the
-  // browser's decoder or the start's own: the page ends there.
-  const cuts = [['odd', true], ['even', true], ['odd', false], ['even', false]];
+  // The connection drops inside the page's wasm (in the page, a character per byte,
+  // scripts/main_chunk.py): inside a character of two bytes (the decoder ends the text with
+  // U+FFFD), or between characters (bytes that do not make a module): the page ends there.
+  const cuts = ['inside a character', 'between characters'];
   for (const how of ['404', 'glue cut short', 'loader cut short', ...cuts, 'compile', 'instantiate']) {
     const page = await newPage(browser, { serviceWorkers: 'block' });
     if (how === '404') await page.route(/\/vramfit-web-[0-9a-f]+\.js$/, (r) => r.fulfill({ status: 404, body: 'gone' }));
@@ -257,18 +257,19 @@ test('a page whose code does not come, is cut short or does not compile or insta
         await route.fulfill({ response: r, body: js.slice(0, js.length >> 1) });
       });
     }
-    else if (Array.isArray(how)) {
-      const [parity, native] = how;
-      if (!native) await page.addInitScript(() => { delete Uint8Array.fromHex; });
+    else if (cuts.includes(how)) {
       await page.route((u) => u.pathname === '/', async (route) => {
         const r = await route.fetch();
-        const html = await r.text();
-        const at = html.indexOf('id="vf-wasm">') + 'id="vf-wasm">'.length;
-        const digits = html.indexOf('</script>', at) - at;
-        assert.ok(at > 20 && digits > 1000, 'the page holds its wasm');
-        let keep = Math.floor(digits / 2);
-        if ((keep % 2 === 1) !== (parity === 'odd')) keep += 1;
-        await route.fulfill({ response: r, body: html.slice(0, at + keep) });
+        const body = await r.body();
+        const at = body.indexOf('id="vf-wasm">') + 'id="vf-wasm">'.length;
+        const end = body.indexOf('</script>', at);
+        assert.ok(at > 20 && end - at > 1000, 'the page holds its wasm');
+        // From the middle, the next first byte of a two-byte character (C2–C4), cut after it;
+        // or the next one-byte character, cut before it.
+        let cut = at + ((end - at) >> 1);
+        const inside = how === 'inside a character';
+        while (inside ? !(body[cut] >= 0xc2 && body[cut] <= 0xc4) : body[cut] >= 0x80) cut++;
+        await route.fulfill({ response: r, body: body.subarray(0, inside ? cut + 1 : cut) });
       });
     }
     // An error whose message looks like markup: it must show as text.
@@ -284,9 +285,9 @@ test('a page whose code does not come, is cut short or does not compile or insta
     // so once the document is parsed, with the browser's error when there was one.
     if (how === '404') assert.ok(failed.text.includes('(its code did not load)'), failed.text);
     if (typeof how === 'string' && how.endsWith('cut short')) assert.match(failed.text, /SyntaxError/, failed.text);
-    // Cut at an even count, the bytes decode but do not make a module: the compile says so.
-    if (Array.isArray(how) && how[0] === 'even') assert.match(failed.text, /WebAssembly/, failed.text);
-    if (Array.isArray(how) && how[0] === 'odd' && !how[1]) assert.ok(failed.text.includes('the page\'s wasm is not whole'), failed.text);
+    // Cut between characters, the bytes decode but do not make a module: the compile says so.
+    if (how === 'between characters') assert.match(failed.text, /WebAssembly/, failed.text);
+    if (how === 'inside a character') assert.ok(failed.text.includes('the page\'s wasm is not whole'), failed.text);
     assert.equal(failed.children, 0);
     // Said once, however many ways the failure was seen.
     await page.waitForTimeout(300);
@@ -297,24 +298,26 @@ test('a page whose code does not come, is cut short or does not compile or insta
   }
 });
 
-test('the page\'s wasm comes in the page: decoded where the browser has no Uint8Array.fromHex too, then taken out of the document', async () => {
-  for (const native of [true, false]) {
-    const page = await newPage(browser, { serviceWorkers: 'block' });
-    if (!native) await page.addInitScript(() => { delete Uint8Array.fromHex; });
-    // Every wasm the page fetches is one of the chunks index.html names, none the main chunk.
-    const wasmFiles = [];
-    page.on('request', (r) => { if (/\.wasm$/.test(new URL(r.url()).pathname)) wasmFiles.push(new URL(r.url()).pathname.slice(1)); });
-    await page.goto(`${server.url}/?model=qwen2.5-7b&gpu=l40s`);
-    await ready(page);
-    const e = cli(['plan', 'qwen2.5-7b', '--gpu', 'l40s', '--max-model-len', '8192']);
-    assert.equal(await page.getByTestId('weights-per-gpu').textContent(), gib(e.per_gpu.weights_bytes), `fromHex: ${native}`);
-    assert.deepEqual(await page.evaluate(() => [typeof Uint8Array.fromHex, document.getElementById('vf-wasm')]), [native ? 'function' : 'undefined', null]);
-    const chunks = (await page.evaluate(() => document.querySelector('meta[name="vramfit-chunks"]').content)).split(' ');
-    assert.ok(wasmFiles.length > 0, 'the calculator\'s chunks are fetched');
-    assert.deepEqual(wasmFiles.filter((f) => !chunks.includes(f)), [], 'no main wasm file is fetched');
-    assert.deepEqual(page.errors, []);
-    await page.context().close();
-  }
+test('the page\'s wasm comes in the page, a character per byte: decoded, then taken out of the document', async () => {
+  // The page as served: its block decodes to a module (the magic `\0asm`, whose NUL is one of
+  // the escaped bytes) and holds no NUL, CR or `<` (pageWasm checks each character).
+  const wasm = pageWasm(await (await fetch(server.url + '/')).text());
+  assert.deepEqual([...wasm.subarray(0, 4)], [0x00, 0x61, 0x73, 0x6d]);
+  assert.ok(WebAssembly.validate(wasm), 'the block is a whole module');
+  const page = await newPage(browser, { serviceWorkers: 'block' });
+  // Every wasm the page fetches is one of the chunks index.html names, none the main chunk.
+  const wasmFiles = [];
+  page.on('request', (r) => { if (/\.wasm$/.test(new URL(r.url()).pathname)) wasmFiles.push(new URL(r.url()).pathname.slice(1)); });
+  await page.goto(`${server.url}/?model=qwen2.5-7b&gpu=l40s`);
+  await ready(page);
+  const e = cli(['plan', 'qwen2.5-7b', '--gpu', 'l40s', '--max-model-len', '8192']);
+  assert.equal(await page.getByTestId('weights-per-gpu').textContent(), gib(e.per_gpu.weights_bytes));
+  assert.equal(await page.evaluate(() => document.getElementById('vf-wasm')), null);
+  const chunks = (await page.evaluate(() => document.querySelector('meta[name="vramfit-chunks"]').content)).split(' ');
+  assert.ok(wasmFiles.length > 0, 'the calculator\'s chunks are fetched');
+  assert.deepEqual(wasmFiles.filter((f) => !chunks.includes(f)), [], 'no main wasm file is fetched');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
 });
 
 test('a page whose catalog does not come says so, and the build\'s first result does not stay', async () => {

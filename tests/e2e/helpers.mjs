@@ -97,6 +97,18 @@ export function median(values) {
 }
 
 /** Runs the CLI built by `cargo build -p vramfit-cli` and parses its JSON. */
+/** The page's main wasm chunk, read from index.html's text as the browser would get it: a
+ * character per byte, U+0100 + byte for NUL, CR and `<` (scripts/main_chunk.py; read here on
+ * its own, so that a mistake there shows). */
+export function pageWasm(html) {
+  const m = /<script type="text\/plain" id="vf-wasm">([^<]*)<\/script>/.exec(html);
+  if (!m) throw new Error('index.html holds no #vf-wasm block');
+  const codes = Array.from(m[1], (c) => c.codePointAt(0));
+  const odd = codes.findIndex((c) => c > 0x1ff || (c > 0xff) !== [0x00, 0x0d, 0x3c].includes(c & 0xff));
+  if (odd >= 0) throw new Error(`#vf-wasm: character ${odd} is U+${codes[odd].toString(16)}`);
+  return Buffer.from(codes.map((c) => c & 0xff));
+}
+
 export function cli(args) {
   const bin = path.join(ROOT, 'target', 'debug', 'vramfit');
   return JSON.parse(execFileSync(bin, [...args, '--json'], { encoding: 'utf8' }));
