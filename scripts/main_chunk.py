@@ -10,11 +10,12 @@ as they are, which are U+01bb:
 - 0x0D: it turns CR and CR LF into LF;
 - 0x3C (`<`): `</script` would end the block.
 index.html is UTF-8, so bytes 0x80–0xFF and the three escapes take two bytes there, the others
-one. The page decodes it with `charCodeAt(i) & 0xFF`; a character above U+01FF (U+FFFD, where
-the transfer stopped inside a character) means the text is not whole. gzip -9 of this text is
-163 KB for the 351 KB chunk of 2026-12-05, against 175 KB for the chunk in hex (a byte two
-characters) and 155 KB for the bytes themselves; the HTML parser reads 351 K characters instead
-of 702 K (docs/PERFORMANCE.md, "Issue 19, step 14").
+one. The page decodes it by storing each character's code into a `Uint8Array`, which keeps the
+low byte; a character above U+01FF (U+FFFD, where the transfer stopped inside a character)
+means the text is not whole. GNU gzip -9 of this text is 162 KB for the 351 KB chunk of
+2026-12-05, against 175 KB for the chunk in hex (a byte two characters) and 154 KB for the bytes
+themselves; the HTML parser reads 351 K characters instead of 702 K (docs/PERFORMANCE.md,
+"Issue 19, step 14").
 
 One definition of the block for its writer and its readers: scripts/catalog_file.py (the
 catalog's name in the chunk) and scripts/size_budget.sh (the build-path check); and of the
@@ -23,6 +24,7 @@ index.html. The browser tests parse it on their own, on purpose (tests/e2e/helpe
 `pageWasm`).
 
     python3 scripts/main_chunk.py INDEX_HTML OUT_WASM   writes the decoded chunk to OUT_WASM
+    python3 scripts/main_chunk.py --outside INDEX_HTML  prints the page without the block's text
 """
 import re
 import sys
@@ -54,10 +56,17 @@ def block(wasm: bytes) -> str:
     return f'<script type="text/plain" id="{ID}">{encode(wasm)}</script>'
 
 
-def outside(html: str) -> str:
+def outside(html: str, where: str = "index.html") -> str:
     """index.html without the block's text: the page's own markup, where the build's steps
-    look for the names they write (the chunk's bytes are text too, and hold some of them)."""
-    return _BLOCK.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + "</script>", html, count=1)
+    look for the names they write (the chunk's bytes are text too, and hold some of them).
+    The page before page_wasm.py has written the block is its markup; a block this module
+    cannot read exits, naming `where`, rather than leave the chunk's text in."""
+    m = _BLOCK.search(html)
+    if m is None:
+        if f'id="{ID}"' in html:
+            sys.exit(f"{where}: #vf-wasm is not a block scripts/main_chunk.py can read")
+        return html
+    return html[: m.start(1)] + html[m.end(1):]
 
 
 def read(html: str, where: str = "index.html") -> bytes:
@@ -72,8 +81,12 @@ def read(html: str, where: str = "index.html") -> bytes:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--outside":
+        with open(sys.argv[2], encoding="utf-8") as f:
+            sys.stdout.buffer.write(outside(f.read(), sys.argv[2]).encode("utf-8"))
+        sys.exit()
     if len(sys.argv) != 3:
-        sys.exit("usage: main_chunk.py INDEX_HTML OUT_WASM")
+        sys.exit("usage: main_chunk.py INDEX_HTML OUT_WASM | main_chunk.py --outside INDEX_HTML")
     with open(sys.argv[1], encoding="utf-8") as f:
         chunk = read(f.read(), sys.argv[1])
     with open(sys.argv[2], "wb") as f:

@@ -20,10 +20,10 @@ Writes into $TRUNK_STAGING_DIR, or into the directory given as the first argumen
 import hashlib
 import os
 import pathlib
-import subprocess
 import sys
 
 import main_chunk
+from page_wasm import minify
 
 # A failed start is rethrown so the console (the page's `onerror`, for the worker) hears it.
 START = 'wasm_bindgen({{module_or_path:"./{base}_bg.wasm"}})'
@@ -47,11 +47,7 @@ def name_by_content(out, stem, what, start):
         if not f.is_file():
             sys.exit(f"module_files.py: {f} is missing; is the {stem} link in index.html?")
     if os.environ.get("TRUNK_PROFILE", "release") == "release":
-        # wasm-bindgen's `no-modules` glue, a classic script: terser keeps its top-level
-        # names (the global `wasm_bindgen` the loader calls) unless told otherwise.
-        r = subprocess.run(["terser", str(js), "--compress", "--mangle", "-o", str(js)])
-        if r.returncode != 0:
-            sys.exit(f"module_files.py: terser failed on {js} ({r.returncode})")
+        minify(js, module=False)  # wasm-bindgen's `no-modules` glue, a classic script
     body = js.read_bytes()
     digest = hashlib.sha256(body + wasm.read_bytes() + start.encode()).hexdigest()[:16]
     base = f"{stem}-{digest}"

@@ -65,10 +65,32 @@ FEATURES = [
 ]
 
 
-def run(*cmd):
-    r = subprocess.run(cmd)
+def run(*cmd, **kwargs):
+    """Runs a build tool; exits naming it when it fails or is not installed."""
+    me = pathlib.Path(sys.argv[0]).name
+    try:
+        r = subprocess.run(cmd, **kwargs)
+    except FileNotFoundError:
+        sys.exit(f"{me}: `{cmd[0]}` is not on PATH: run `./dev setup` (scripts/setup.sh)")
     if r.returncode != 0:
-        sys.exit(f"page_wasm.py: `{' '.join(cmd)}` failed ({r.returncode})")
+        sys.exit(f"{me}: `{' '.join(cmd)}` failed ({r.returncode})")
+    return r
+
+
+# terser (npm, pinned in tests/e2e/package-lock.json) on release builds' JS glue
+# (docs/PERFORMANCE.md, "Issue 19, step 14"); `--module` for an ES module, whose exports keep
+# their names. A classic script (the import worker's `no-modules` glue) keeps its top-level
+# names, such as the global `wasm_bindgen`, without it.
+TERSER_OPTIONS = ["--compress", "--mangle"]  # after the input: each takes an optional value
+
+
+def minify(path, module):
+    run("terser", str(path), *(["--module"] if module else []), *TERSER_OPTIONS, "-o", str(path))
+
+
+def terser_id():
+    """terser's version line and options: what, besides its input, decides its output."""
+    return run("terser", "--version", stdout=subprocess.PIPE).stdout + " ".join(TERSER_OPTIONS).encode()
 
 
 def build_linked(release):
@@ -126,6 +148,10 @@ def main():
         digest = hashlib.sha256()
         for role in sorted(files):
             digest.update(role.encode() + b"\0" + files[role][0].read_bytes())
+        if release:
+            # The glue is minified after its name is given (below): the name also covers the
+            # minifier, so that a new terser's output never comes under a name a cache holds.
+            digest.update(b"terser\0" + terser_id())
         base = f"{STEM}-{digest.hexdigest()[:16]}"
         name = {role: base + suffix for role, (_, suffix) in files.items()}
 
@@ -176,13 +202,11 @@ def main():
     if not any(n.endswith("_split_app.wasm") for n in app):
         sys.exit("page_wasm.py: wasm-split-cli wrote no split_app.wasm (src/lib.rs `mount`)")
     if release:
-        # The glue, an ES module whose exports keep their names (terser 5.51.4, npm;
-        # docs/PERFORMANCE.md, "Issue 19, step 14"): 8.9 → 6.7 KB gzip. After the rewrite
-        # above, which looks for the glue's import of the loader as wasm-bindgen wrote it. Its
-        # name is the hash of what wasm-bindgen wrote, which determines what terser writes.
-        # The loader stays as wasm-split-cli wrote it (1.1 KB gzip): its comments say which
-        # split modules need each chunk, which this step and scripts/size_budget.sh read.
-        run("terser", str(out / name["js"]), "--module", "--compress", "--mangle", "-o", str(out / name["js"]))
+        # The glue, minified (`minify`): 8.9 → 6.7 KB gzip. After the rewrite above, which
+        # looks for the glue's import of the loader as wasm-bindgen wrote it. The loader stays
+        # as wasm-split-cli wrote it (1.1 KB gzip): its comments say which split modules need
+        # each chunk, which this step and scripts/size_budget.sh read.
+        minify(out / name["js"], module=True)
     # As the chunk loader fetches them (`fetch(url)`: CORS mode, same-origin credentials).
     preload = ("for (const f of " + json.dumps(app) + ") { const l = document.createElement('link');"
                " l.rel = 'preload'; l.as = 'fetch'; l.crossOrigin = ''; l.href = f; document.head.append(l); }")
@@ -202,8 +226,8 @@ def main():
         # The main chunk is in the page itself (`#vf-wasm`, below), a character per byte
         # (scripts/main_chunk.py): decoded (each character's code, less U+0100 for the three
         # escaped bytes), taken out of the document, and compiled (`vfCompile`), by the
-        # script that follows it (`vfWasm`, a promise of the module), as soon as the parser has read it; by the start, if that
-        # script never ran (the page was cut short). A page that cannot start (its JS did not
+        # script that follows it (`vfWasm`, a promise of the module), as soon as the parser
+        # has read it; by the start, if that script never ran (the page was cut short). A page that cannot start (its JS did not
         # come or does not parse or link, its wasm is cut short or does not compile or
         # instantiate) says so, as text, once, instead of the home page's first result from
         # the build (`#vf-first`, prerender.mjs) with controls that never come alive
@@ -231,7 +255,7 @@ def main():
         "for (let i = 0; i < b.length; i++) { const c = text.charCodeAt(i); above |= c >> 9; b[i] = c; }"
         # A character above U+01FF: the transfer stopped inside a character (U+FFFD), or
         # the page was read in another encoding than UTF-8 (most of its bytes 0x80–0x9F).
-        "if (above) throw new SyntaxError('the page\\'s wasm is not whole');"
+        "if (above) throw new SyntaxError('the page\\'s wasm is not whole, or the page was not read as UTF-8');"
         "return WebAssembly.compile(b); }</script>"
         # The glue is imported statically, not with `import()` once the page is parsed: the
         # parser meets this script in the head, so the glue (modulepreloaded above) is fetched
@@ -264,7 +288,7 @@ def main():
     # home page's first result and the script that shows it, so that the home page's result is
     # not held back by these bytes. A character per byte, not hex or base64: gzip finds the
     # same repeats as in the bytes (a byte is always one character, of one or two bytes in
-    # UTF-8), so it costs 163 KB gzip against the file's 155 KB; hex cost 175 KB, base64
+    # UTF-8), so it costs 162 KB gzip against the file's 154 KB; hex cost 175 KB, base64
     # 201 KB (docs/PERFORMANCE.md, "Issue 19, step 14"). A data block (`type="text/plain"`):
     # the HTML parser reads it as raw text up to `</script`, which the block cannot hold
     # (scripts/main_chunk.py).
@@ -272,4 +296,5 @@ def main():
     index.write_text(html, encoding="utf-8")
 
 
-main()
+if __name__ == "__main__":  # module_files.py imports `minify`
+    main()

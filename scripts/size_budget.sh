@@ -36,7 +36,7 @@ rest=()
 worker=()
 # The page's markup (without the main chunk's bytes, which hold some names as text:
 # scripts/main_chunk.py `outside`), less its <meta> tags.
-outside_meta=$(python3 -c 'import sys; sys.path.insert(0, "scripts"); import main_chunk; sys.stdout.buffer.write(main_chunk.outside(open("dist/index.html", encoding="utf-8").read()).encode())' | sed -E 's/<meta\b[^>]*>//g')
+outside_meta=$(python3 scripts/main_chunk.py --outside dist/index.html | sed -E 's/<meta\b[^>]*>//g')
 # The split modules that need each shared chunk, from the comment above its loader.
 declare -A chunk_users
 while read -r id users; do chunk_users[$id]=$users; done < <(awk '

@@ -4,6 +4,7 @@
 // verdict, from the page's main chunk (src/first.rs), while the calculator's chunk comes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { launch, startServer, newPage, ready, cli, gib, pageWasm } from './helpers.mjs';
 
 let browser, server;
@@ -304,7 +305,20 @@ test('the page\'s wasm comes in the page, a character per byte: decoded, then ta
   const wasm = pageWasm(await (await fetch(server.url + '/')).text());
   assert.deepEqual([...wasm.subarray(0, 4)], [0x00, 0x61, 0x73, 0x6d]);
   assert.ok(WebAssembly.validate(wasm), 'the block is a whole module');
+  // It holds every byte value (so every escape), as the chunk of 2026-12-05 did: the check
+  // below then covers the HTML parser's reading of each.
+  assert.equal(new Set(wasm).size, 256);
   const page = await newPage(browser, { serviceWorkers: 'block' });
+  // The bytes the page compiles, by their SHA-256: the block's, as the parser gave them.
+  await page.addInitScript(() => {
+    const compile = WebAssembly.compile;
+    const hex = (d) => Array.from(new Uint8Array(d), (x) => x.toString(16).padStart(2, '0')).join('');
+    window.__compiled = [];
+    WebAssembly.compile = function (bytes, ...rest) {
+      window.__compiled.push(crypto.subtle.digest('SHA-256', bytes).then(hex));
+      return compile.call(this, bytes, ...rest);
+    };
+  });
   // Every wasm the page fetches is one of the chunks index.html names, none the main chunk.
   const wasmFiles = [];
   page.on('request', (r) => { if (/\.wasm$/.test(new URL(r.url()).pathname)) wasmFiles.push(new URL(r.url()).pathname.slice(1)); });
@@ -313,6 +327,8 @@ test('the page\'s wasm comes in the page, a character per byte: decoded, then ta
   const e = cli(['plan', 'qwen2.5-7b', '--gpu', 'l40s', '--max-model-len', '8192']);
   assert.equal(await page.getByTestId('weights-per-gpu').textContent(), gib(e.per_gpu.weights_bytes));
   assert.equal(await page.evaluate(() => document.getElementById('vf-wasm')), null);
+  const compiled = await page.evaluate(() => Promise.all(window.__compiled));
+  assert.ok(compiled.includes(crypto.createHash('sha256').update(wasm).digest('hex')), 'the page compiled the block\'s bytes');
   const chunks = (await page.evaluate(() => document.querySelector('meta[name="vramfit-chunks"]').content)).split(' ');
   assert.ok(wasmFiles.length > 0, 'the calculator\'s chunks are fetched');
   assert.deepEqual(wasmFiles.filter((f) => !chunks.includes(f)), [], 'no main wasm file is fetched');

@@ -96,10 +96,9 @@ export function median(values) {
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
 }
 
-/** Runs the CLI built by `cargo build -p vramfit-cli` and parses its JSON. */
-/** The page's main wasm chunk, read from index.html's text as the browser would get it: a
- * character per byte, U+0100 + byte for NUL, CR and `<` (scripts/main_chunk.py; read here on
- * its own, so that a mistake there shows). */
+/** The page's main wasm chunk, read from index.html's text as served (before the HTML
+ * parser): a character per byte, U+0100 + byte for NUL, CR and `<` (scripts/main_chunk.py;
+ * read here on its own, so that a mistake there shows). */
 export function pageWasm(html) {
   const m = /<script type="text\/plain" id="vf-wasm">([^<]*)<\/script>/.exec(html);
   if (!m) throw new Error('index.html holds no #vf-wasm block');
@@ -109,6 +108,7 @@ export function pageWasm(html) {
   return Buffer.from(codes.map((c) => c & 0xff));
 }
 
+/** Runs the CLI built by `cargo build -p vramfit-cli` and parses its JSON. */
 export function cli(args) {
   const bin = path.join(ROOT, 'target', 'debug', 'vramfit');
   return JSON.parse(execFileSync(bin, [...args, '--json'], { encoding: 'utf8' }));
