@@ -227,9 +227,9 @@ def main():
         # (scripts/main_chunk.py): decoded (each character's code, less U+0100 for the three
         # escaped bytes), taken out of the document, and compiled (`vfCompile`), by the
         # script that follows it (`vfWasm`, a promise of the module), as soon as the parser
-        # has read it; by the start, if that script never ran (the page was cut short). A page that cannot start (its JS did not
-        # come or does not parse or link, its wasm is cut short or does not compile or
-        # instantiate) says so, as text, once, instead of the home page's first result from
+        # has read it; by the start, if that script never ran (the page was cut short). A page
+        # that cannot start (its JS did not come or does not parse or link, its wasm is cut
+        # short or does not compile or instantiate) says so, as text, once, instead of the home page's first result from
         # the build (`#vf-first`, prerender.mjs) with controls that never come alive
         # (`vfStartFailed`): the start calls it on an error; when the start script never ran
         # (its module graph failed: the glue or the loader did not come, or came cut short
@@ -245,8 +245,8 @@ def main():
         "addEventListener('error', (e) => { window.vfStarted || (window.vfError = e.message); });"
         "addEventListener('DOMContentLoaded', () => { window.vfStarted || vfStartFailed(window.vfError ?? 'its code did not load'); });"
         # A function of its own, so that neither the text (351 K characters) nor the bytes are
-        # held once compiled. `async`, so that it never throws: a failure is the promise's, handled
-        # where it is awaited (its body still runs at once, up to the compile it returns).
+        # held once compiled. `async`, so that it never throws: a failure is the promise's,
+        # handled where it is awaited (its body still runs at once, up to the compile it returns).
         "async function vfCompile() {"
         f"const blob = document.getElementById('{main_chunk.ID}');"
         "if (!blob) throw new Error('the page holds no wasm');"

@@ -273,13 +273,8 @@ pub fn location_query() -> String {
 /// cores (docs/PERFORMANCE.md, "Issue 19, step 13"). After that, the History API is called at
 /// most once every [`UrlWrites::INTERVAL_MS`] (but for the share link's and leaving's
 /// [`flush_url`]), because browsers rate-limit it and then ignore or refuse every call for a
-/// while: Chromium takes 200 same-document navigations per 10 s, "roughly 20 per second"
-/// (third_party/blink/renderer/core/frame/navigation_rate_limiter.cc, `kStateUpdateLimit`);
-/// Safari 100 per 10 s since Safari 17, 100 per 30 s before, and throws a `SecurityError` past
-/// it; Firefox logs "Too many calls to Location or History APIs". nuqs (nuqs.dev/docs/limits)
-/// throttles its URL updates to 50 ms, and 120 ms on Safari 17+, for the same reason; a held
-/// arrow key on a number input or a closed select fires ~30 changes a second. Writes that
-/// wait merge:
+/// while, and a held arrow key fires ~30 changes a second (the browsers' limits, with their
+/// sources, are in that section). Writes that wait merge:
 /// - a replace merges into the last write that waits (the same URL and history as writing
 ///   both);
 /// - a new entry merges into the last write that waits if that is a new entry too: choices
@@ -288,7 +283,9 @@ pub fn location_query() -> String {
 /// - otherwise it queues behind it (a typed length, then a choice: back returns to the typed
 ///   length).
 ///
-/// Pure, so that its rules are tested natively; `push_url` drives it with the page's clock.
+/// At most two writes wait (a replace, then a new entry), so `remove(0)` is cheap. Pure, so
+/// that its rules are tested natively; `push_url` and [`write_next`] drive it with the page's
+/// clock, as one chain of timers at a time (`armed`).
 #[derive(Debug, Default)]
 #[cfg(any(target_arch = "wasm32", test))] // the page's; natively, its tests
 pub(crate) struct UrlWrites {
@@ -296,6 +293,11 @@ pub(crate) struct UrlWrites {
     waiting: Vec<(String, bool)>,
     /// When the History API was last called (ms on the page's clock).
     last: Option<f64>,
+    /// Whether a chain of [`write_next`] calls is scheduled: from the [`ask`](Self::ask) that
+    /// starts it to the [`rest`](Self::rest) that finds nothing waiting. [`all`](Self::all)
+    /// and [`drop_waiting`](Self::drop_waiting) leave it, so that a chain still scheduled
+    /// after them stays the only one.
+    armed: bool,
 }
 
 #[cfg(any(target_arch = "wasm32", test))]
@@ -304,15 +306,14 @@ impl UrlWrites {
     /// margin, and well under Chromium's 20 per second (see above).
     pub(crate) const INTERVAL_MS: f64 = 120.0;
 
-    /// Asks for a write of `query`; true when nothing waited before it (the caller then
-    /// schedules a write).
+    /// Asks for a write of `query`; true when no chain of writes is scheduled (the caller
+    /// then schedules one).
     pub(crate) fn ask(&mut self, query: &str, replace: bool) -> bool {
-        let was_idle = self.waiting.is_empty();
         match self.waiting.last_mut() {
             Some(last) if replace || !last.1 => last.0 = query.to_string(),
             _ => self.waiting.push((query.to_string(), replace)),
         }
-        was_idle
+        !std::mem::replace(&mut self.armed, true)
     }
 
     /// How long (ms) the next write must still wait at `now`.
@@ -323,14 +324,18 @@ impl UrlWrites {
 
     /// The next write, if one waits and may go at `now`; it counts as made.
     pub(crate) fn next(&mut self, now: f64) -> Option<(String, bool)> {
-        if self.wait(now) > 0.0 {
-            return None;
-        }
-        if self.waiting.is_empty() {
+        if self.waiting.is_empty() || self.wait(now) > 0.0 {
             return None;
         }
         self.last = Some(now);
         Some(self.waiting.remove(0))
+    }
+
+    /// After the chain's step at `now`: how long (ms) until the next write may go, or `None`
+    /// when nothing waits, which ends the chain.
+    pub(crate) fn rest(&mut self, now: f64) -> Option<f64> {
+        self.armed = !self.waiting.is_empty();
+        self.armed.then(|| self.wait(now))
     }
 
     /// Every write that waits, at once (before the share link reads the address, or when the
@@ -343,7 +348,8 @@ impl UrlWrites {
     }
 
     /// Whether a write waits.
-    pub(crate) fn waiting(&self) -> bool {
+    #[cfg(test)]
+    fn waiting(&self) -> bool {
         !self.waiting.is_empty()
     }
 
@@ -384,10 +390,7 @@ fn now_ms() -> f64 {
 #[cfg(target_arch = "wasm32")]
 fn write_next() {
     let now = now_ms();
-    let (due, wait) = WRITES.with_borrow_mut(|w| {
-        let due = w.next(now);
-        (due, w.waiting().then(|| w.wait(now)))
-    });
+    let (due, wait) = WRITES.with_borrow_mut(|w| (w.next(now), w.rest(now)));
     if let Some((q, replace)) = due {
         write_url(&q, replace);
     }
@@ -437,7 +440,7 @@ pub(crate) fn after_paint(f: fn()) {
 
 /// Runs `f` in a task `ms` milliseconds from now (a timer).
 #[cfg(target_arch = "wasm32")]
-fn after_ms(f: fn(), ms: i32) {
+fn after_ms(f: impl FnOnce() + 'static, ms: i32) {
     let task = Closure::once_into_js(f);
     if let Some(w) = web_sys::window() {
         let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(task.unchecked_ref(), ms);
@@ -629,17 +632,14 @@ pub fn register_service_worker(offline: RwSignal<bool>) {
         let Ok(ready) = sw.ready() else { return };
         let warm = Closure::<dyn FnMut(JsValue)>::new(move |reg: JsValue| {
             let reg: web_sys::ServiceWorkerRegistration = reg.unchecked_into();
-            let ask = Closure::once_into_js(move || {
-                if let Some(active) = reg.active() {
-                    let _ = active.post_message(&"warm".into());
-                }
-            });
-            if let Some(w) = web_sys::window() {
-                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
-                    ask.unchecked_ref(),
-                    WARM_AFTER_MS,
-                );
-            }
+            after_ms(
+                move || {
+                    if let Some(active) = reg.active() {
+                        let _ = active.post_message(&"warm".into());
+                    }
+                },
+                WARM_AFTER_MS,
+            );
         });
         let _ = ready.then(&warm);
         warm.forget(); // called once, when the worker is ready
@@ -756,6 +756,7 @@ mod tests {
         assert_eq!(w.wait(0.0), 0.0);
         assert_eq!(w.next(16.0), Some(("len=20480".into(), true)));
         assert_eq!(w.next(16.0), None);
+        assert_eq!(w.rest(16.0), None, "nothing waits: the chain ends");
         // A choice after it: a new entry, which waits out the interval.
         assert!(w.ask("kv=fp8&len=20480", false));
         assert_eq!(w.wait(40.0), 16.0 + i - 40.0);
@@ -808,5 +809,24 @@ mod tests {
         w.drop_waiting();
         assert!(!w.waiting());
         assert_eq!(w.next(1e9), None);
+        // The chain started by that last ask is still scheduled: a write asked for before its
+        // step rides on it, and does not start a second chain (nor after a flush).
+        assert!(!w.ask("len=3072", true), "one chain at a time");
+        let u = 1e9;
+        assert_eq!(w.next(u), Some(("len=3072".into(), true)));
+        assert_eq!(w.rest(u), None);
+        assert!(
+            w.ask("len=4096", true),
+            "after the chain ended, a new one starts"
+        );
+        w.all(u + 1.0);
+        assert!(
+            !w.ask("len=5120", true),
+            "a flush leaves the scheduled chain the only one"
+        );
+        assert_eq!(w.next(u + 2.0), None, "the flush counts as the last call");
+        assert_eq!(w.rest(u + 2.0), Some(i - 1.0));
+        assert_eq!(w.next(u + 1.0 + i), Some(("len=5120".into(), true)));
+        assert_eq!(w.rest(u + 1.0 + i), None);
     }
 }
