@@ -5,6 +5,14 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 mkdir -p target/e2e
+# Disk: a clean clone's run leaves ~2.4 GB in target/ (README, "Development"). Say what is
+# free, so that a "No space left on device" further down is not a surprise.
+need_gb=4
+free_gb=$(df -Pk . | awk 'NR == 2 { print int($4 / 1048576) }')
+echo "disk: ${free_gb} GB free for target/ (a clean run needs about ${need_gb} GB)"
+if [ "${free_gb:-0}" -lt "$need_gb" ]; then
+  echo "warning: less than ${need_gb} GB free: builds may fail with \"No space left on device\"" >&2
+fi
 passed=0; failed=0; failed_steps=()
 step() {
   local name="$1"; shift
