@@ -812,6 +812,31 @@ mod tests {
     }
 
     #[test]
+    fn a_whole_number_out_of_reach_gets_the_range_message() {
+        // Beyond u64 or below zero is still a whole number: the message gives the range, not
+        // "not a whole number". Text that is no number at all says so.
+        for k in &KEYS {
+            let Range::Int { min, max } = k.range else {
+                continue;
+            };
+            let mut i = Inputs::default();
+            let range =
+                |got: &str| format!("`{}` must be between {min} and {max}; got {got}", k.flag);
+            let huge = "99999999999999999999999";
+            assert_eq!(i.set(k.field, huge), Err(range(huge)), "{}", k.url);
+            if let Err(e) = i.set(k.field, "-7") {
+                assert_eq!(e, range("-7"), "{}", k.url);
+            }
+            assert_eq!(
+                i.set(k.field, "7 GPUs"),
+                Err("`7 GPUs` is not a whole number".to_string()),
+                "{}",
+                k.url
+            );
+        }
+    }
+
+    #[test]
     fn a_refused_value_leaves_the_inputs_unchanged() {
         let mut i = Inputs::default();
         let before = i.clone();

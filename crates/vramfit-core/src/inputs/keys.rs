@@ -752,12 +752,15 @@ impl Key {
         }
     }
 
+    /// A whole number in the row's range. A whole number beyond `u64` or below zero gets the
+    /// range message (it is a whole number, only not one this row takes).
     pub(super) fn int(&self, v: &str) -> Result<u64, String> {
-        let n: u64 = v
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{v}` is not a whole number"))?;
-        self.check_int(n)
+        let t = v.trim();
+        match t.parse::<u64>() {
+            Ok(n) => self.check_int(n),
+            Err(_) if is_digits(t.strip_prefix(['+', '-']).unwrap_or(t)) => Err(self.outside(t)),
+            Err(_) => Err(format!("`{v}` is not a whole number")),
+        }
     }
 
     pub(super) fn float(&self, v: &str) -> Result<f64, String> {
@@ -801,4 +804,9 @@ pub fn human_int(v: &str) -> Option<u64> {
         part += u64::from(d - b'0') * scale;
     }
     whole.checked_add(part)
+}
+
+/// True for a non-empty run of ASCII digits.
+fn is_digits(t: &str) -> bool {
+    !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())
 }
