@@ -8,7 +8,15 @@ use vramfit_core::inputs::{key, Field};
 /// A labelled number input bound to one row of the core's input table
 /// (`vramfit_core::inputs::KEYS`): its label, unit and limits come from the row, and every
 /// value goes through `Inputs::set`, so a refused value shows the message a link would give.
-/// What the user typed stays in the field.
+///
+/// What the user typed stays in the field, character for character:
+/// - The input is `type="text"` (with `inputmode` for a numeric keyboard), not
+///   `type="number"`: a number input reports text it cannot read (`-`, `0.`, `1e`, `0,15`) as
+///   empty, which read as "clear the field" and erased what had been typed.
+/// - The field shows the text typed in it while the input's value is the one that text gave
+///   (or, when the text was refused, the one it had then). Another field's change leaves it
+///   alone; a change of this input from elsewhere (a link, back/forward, a suggested fix)
+///   shows the new value and drops the error.
 #[component]
 pub fn NumberField(
     /// The input's row.
@@ -17,7 +25,7 @@ pub fn NumberField(
     id: &'static str,
     /// Tooltip explaining the term.
     help: &'static str,
-    /// Step between values (`1` for whole numbers).
+    /// `1` for whole numbers (a numeric keyboard on phones), anything else for decimals.
     #[prop(default = "1")]
     step: &'static str,
     /// Placeholder while empty.
@@ -31,40 +39,53 @@ pub fn NumberField(
     } else {
         format!("{} ({})", k.label, k.unit)
     };
-    let (error, set_error) = signal(Option::<String>::None);
-    let value = move || {
+    // The row's limits, where the tooltip explains the term.
+    let title = match (k.min_text(), k.max_text()) {
+        (min, max) if !min.is_empty() && !max.is_empty() => {
+            let end = if help.ends_with('.') { "" } else { "." };
+            format!("{help}{end} Allowed: {min} to {max}.")
+        }
+        _ => help.to_string(),
+    };
+    // What the state shows for the input (`auto` shows as empty).
+    let shown = move || {
         st.decoded
             .with(|(i, _)| i.text(field))
             .filter(|t| t != "auto")
             .unwrap_or_default()
     };
+    // The last text typed here, the state's text it belongs to, and its error if refused.
+    let edit = RwSignal::new(Option::<(String, String, Option<String>)>::None);
+    let mine = move || edit.get().filter(|(_, at, _)| *at == shown());
+    let value = move || mine().map_or_else(shown, |(raw, _, _)| raw);
+    let error = move || mine().and_then(|(_, _, e)| e);
     view! {
-        <label class="vf-field" title=help>
+        <label class="vf-field" title=title>
             <span>{label}</span>
             <input
-                type="number"
+                type="text"
                 id=id
                 data-testid=id
-                min=k.min_text()
-                max=k.max_text()
-                step=step
                 placeholder=placeholder
                 inputmode=if step == "1" { "numeric" } else { "decimal" }
-                aria-invalid=move || error.with(Option::is_some).to_string()
+                autocomplete="off"
+                spellcheck="false"
+                aria-invalid=move || error().is_some().to_string()
                 prop:value=value
                 on:input=move |ev| {
                     let raw = event_target_value(&ev);
                     let mut next = st.decoded.get_untracked().0;
                     match next.set(field, &raw) {
                         Ok(()) => {
-                            set_error.set(None);
+                            let at = next.text(field).filter(|t| t != "auto").unwrap_or_default();
+                            edit.set(Some((raw, at, None)));
                             st.update(true, |i| *i = next);
                         }
-                        Err(e) => set_error.set(Some(e)),
+                        Err(e) => edit.set(Some((raw, shown(), Some(e)))),
                     }
                 }
             />
-            {move || error.get().map(|e| view! { <span class="vf-field-error" role="alert"><Explained text=e/></span> })}
+            {move || error().map(|e| view! { <span class="vf-field-error" role="alert"><Explained text=e/></span> })}
         </label>
     }
 }

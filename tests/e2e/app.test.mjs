@@ -404,9 +404,10 @@ test('a value the input table refuses shows its message, keeps what was typed, a
   await page.goto(server.url + '/?util=0.9');
   await ready(page);
   const util = page.getByTestId('gpu-util');
-  // The limits come from the core's table (crates/vramfit-core/src/inputs.rs: 0.05..=1).
-  assert.equal(await util.getAttribute('min'), '0.05');
-  assert.equal(await util.getAttribute('max'), '1');
+  // The limits come from the core's table (crates/vramfit-core/src/inputs/keys.rs: 0.05..=1),
+  // in the field's tooltip.
+  const tip = await page.locator('label.vf-field', { has: util }).getAttribute('title');
+  assert.ok(tip.endsWith('. Allowed: 0.05 to 1.'), tip);
   await util.fill('0.03');
   const msg = page.locator('.vf-field-error');
   await msg.waitFor();
@@ -424,5 +425,37 @@ test('a value the input table refuses shows its message, keeps what was typed, a
   await util.fill('0.8');
   await page.waitForFunction(() => location.search.includes('util=0.8'));
   assert.equal(await page.locator('.vf-field-error').count(), 0);
+  assert.deepEqual(page.errors, []);
+});
+
+test('a number field keeps every character typed, key by key, and through other fields\' changes', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/?util=0.9');
+  await ready(page);
+  const util = page.getByTestId('gpu-util');
+  const msg = page.locator('.vf-field-error');
+  // Typed key by key, the field passes through text that is no number yet (`-`, `0.`): it
+  // stays as typed (a number input reported it as empty, which cleared the field and dropped
+  // the minus sign: `-0.5` became `0.5`, applied without a word).
+  await util.fill('');
+  await util.pressSequentially('-0.5');
+  assert.equal(await util.inputValue(), '-0.5');
+  await msg.waitFor();
+  assert.equal((await msg.textContent()).trim(), '--gpu-memory-utilization must be between 0.05 and 1; got -0.5');
+  await util.fill('');
+  await util.pressSequentially('.85');
+  await page.waitForFunction(() => location.search.includes('util=0.85'));
+  assert.equal(await util.inputValue(), '.85');
+  assert.equal(await msg.count(), 0);
+  // A decimal comma is refused by name, not read as 15.
+  await util.fill('0,15');
+  await msg.waitFor();
+  assert.equal((await msg.textContent()).trim(), '0,15 is not a number');
+  // Another field's change leaves the refused text and its message where they are.
+  await page.getByTestId('users').fill('7');
+  await page.waitForFunction(() => location.search.includes('users=7'));
+  assert.equal(await util.inputValue(), '0,15');
+  assert.equal((await msg.textContent()).trim(), '0,15 is not a number');
+  assert.ok(page.url().includes('util=0.85'), page.url());
   assert.deepEqual(page.errors, []);
 });
