@@ -707,6 +707,9 @@ pub fn plan_arch_with(
         });
     }
     warnings.extend(features::feature_warnings(&sc, inputs));
+    if let Some(w) = features::too_long(inputs, est.max_model_len) {
+        warnings.push(w);
+    }
     let budget = f(est.budget_bytes);
     let pool_rel = if est.kv_pool_bytes > 0 {
         (KV_POOL_REL_ERR * budget / f(est.kv_pool_bytes)).min(1.0)

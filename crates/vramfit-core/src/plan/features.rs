@@ -87,3 +87,35 @@ pub(super) fn feature_warnings(s: &Scenario, inputs: &Inputs) -> Vec<String> {
     }
     w
 }
+
+/// A workload whose requests are longer than the context length: the serving engines refuse
+/// such a request instead of running it, and the KV cache's figures count requests cut to
+/// the context length (`sizing::estimate`'s `workload_len`).
+/// - vLLM's OpenAI server, `vllm/entrypoints/openai/serving_engine.py` `_validate_input`:
+///   "This model's maximum context length is {max_model_len} tokens. However, you requested
+///   {max_tokens + token_num} tokens …" (HTTP 400).
+/// - SGLang, `python/sglang/srt/managers/tokenizer_manager.py` `_validate_one_request`:
+///   "Requested token count exceeds the model's maximum context length of … tokens".
+/// - TensorRT-LLM, `tensorrt_llm/llmapi/llm.py` `_check_arguments`: the prompt length and
+///   `max_tokens` "should not exceed max_seq_len".
+///
+/// transformers' `generate` and llama.cpp's server run such requests (past the trained length,
+/// or shifting the context), so they get no warning here.
+pub(super) fn too_long(inputs: &Inputs, max_model_len: u64) -> Option<String> {
+    use crate::engine::Engine;
+    let w = &inputs.workload;
+    let asked = w.prompt_tokens.saturating_add(w.output_tokens);
+    let engine = inputs.flags.engine;
+    let serves = matches!(
+        engine,
+        Engine::Vllm { .. } | Engine::Sglang | Engine::TrtLlm
+    );
+    (serves && asked > max_model_len).then(|| {
+        format!(
+            "requests of {asked} tokens ({} prompt + {} output) are longer than the context length of {max_model_len} tokens: {} refuses them; the KV cache's figures count requests of {max_model_len} tokens",
+            w.prompt_tokens,
+            w.output_tokens,
+            engine.name()
+        )
+    })
+}

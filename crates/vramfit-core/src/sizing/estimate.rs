@@ -584,11 +584,13 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         } else {
             s.model_len()
         },
-        // Wrapping as the text always did (release arithmetic); the plan reports workloads.
+        // The length the concurrency counts: a request longer than the context length is
+        // cut to it here, and refused by the engine (the plan's warning, `plan::too_long`).
         workload_tokens: s
             .workload
             .prompt_tokens
-            .wrapping_add(s.workload.output_tokens),
+            .saturating_add(s.workload.output_tokens)
+            .min(max_model_len),
         users: s.workload.users,
         refusal,
         engine: s.flags.engine,

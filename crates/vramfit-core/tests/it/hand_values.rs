@@ -337,3 +337,56 @@ fn a_time_to_first_token_target_widens_the_layout() {
     assert!(notices.is_empty(), "{notices:?}");
     assert_eq!(back.workload.max_ttft_ms, fast.workload.max_ttft_ms);
 }
+
+#[test]
+fn requests_longer_than_the_context_are_counted_at_it_and_warned() {
+    // Llama-3.1-8B on an H100 at `--max-model-len 512`, with the default workload of 1,024
+    // prompt + 256 output tokens: vLLM refuses each such request (HTTP 400, "This model's
+    // maximum context length is 512 tokens"). The concurrency counts requests cut to 512
+    // tokens, 512 / 16 = 32 blocks each, and the verdict says 512, not 1,280.
+    use vramfit_core::plan::{plan, Inputs};
+    let cat = Catalog::bundled();
+    let mut i = Inputs {
+        model: "llama-3.1-8b".into(),
+        gpu: "h100-sxm".into(),
+        ..Inputs::default()
+    };
+    i.flags.max_model_len = Some(512);
+    assert_eq!(
+        (i.workload.prompt_tokens, i.workload.output_tokens),
+        (1024, 256)
+    );
+    let p = plan(&cat, &i).unwrap();
+    let e = &p.estimate;
+    assert_eq!(e.block_size, 16);
+    let conc = e.kv_blocks as f64 / 32.0;
+    assert!(
+        (e.max_concurrency_workload - conc).abs() < 1e-9,
+        "{}",
+        e.max_concurrency_workload
+    );
+    assert!(
+        p.verdict.ends_with(&format!(
+            "holds {conc:.1} concurrent requests of 512 tokens"
+        )),
+        "{}",
+        p.verdict
+    );
+    let w = "requests of 1280 tokens (1024 prompt + 256 output) are longer than the context length of 512 tokens: vLLM refuses them; the KV cache's figures count requests of 512 tokens";
+    assert!(p.warnings.iter().any(|x| x == w), "{:?}", p.warnings);
+    // At 2,048 tokens they fit, and no warning is given.
+    i.flags.max_model_len = Some(2048);
+    let p = plan(&cat, &i).unwrap();
+    assert!(
+        p.verdict.ends_with("concurrent requests of 1280 tokens"),
+        "{}",
+        p.verdict
+    );
+    assert!(
+        !p.warnings
+            .iter()
+            .any(|x| x.contains("longer than the context")),
+        "{:?}",
+        p.warnings
+    );
+}
