@@ -48,6 +48,10 @@ pub struct Fix {
     /// `--block-size`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block_size: Option<u64>,
+    /// `--kv-cache-memory-bytes` (vLLM), offered when the set size is more than the GPU holds
+    /// beside the weights and the runtime.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kv_cache_memory_bytes: Option<u64>,
 }
 
 impl Fix {
@@ -79,6 +83,9 @@ impl Fix {
         if let Some(v) = self.block_size {
             o.flags.block_size = Some(v);
         }
+        if let Some(v) = self.kv_cache_memory_bytes {
+            o.flags.features.kv_cache_memory_bytes = Some(v);
+        }
         o
     }
 
@@ -99,8 +106,16 @@ impl Fix {
             kv_cache_dtype: self.kv_cache_dtype,
             ..Self::default()
         });
+        let pool_only = only(Self {
+            kv_cache_memory_bytes: self.kv_cache_memory_bytes,
+            ..Self::default()
+        });
         match (self.tensor_parallel_size, self.format) {
             _ if self.is_empty() => "fits".to_string(),
+            (None, None) if pool_only => format!(
+                "fits with a {} KV cache",
+                crate::units::fmt_gib(self.kv_cache_memory_bytes.unwrap_or(0))
+            ),
             (None, None) if len_only => format!("fits{}", len.unwrap_or_default()),
             (None, None) if kv_only => format!("fits{}", kv.unwrap_or_default()),
             (Some(tp), None) if self.block_size.is_none() => {
@@ -126,6 +141,7 @@ impl Fix {
             kv_cache_dtype: other.kv_cache_dtype.or(self.kv_cache_dtype),
             format: other.format.or(self.format),
             block_size: other.block_size.or(self.block_size),
+            kv_cache_memory_bytes: other.kv_cache_memory_bytes.or(self.kv_cache_memory_bytes),
         }
     }
 }
@@ -151,6 +167,9 @@ impl fmt::Display for Fix {
         }
         if let Some(v) = self.block_size {
             parts.push(format!("`--block-size {v}`"));
+        }
+        if let Some(v) = self.kv_cache_memory_bytes {
+            parts.push(format!("`--kv-cache-memory-bytes {v}`"));
         }
         f.write_str(&parts.join(" + "))
     }
@@ -427,6 +446,17 @@ pub fn repair(
         return Repair { fixes: out, needed };
     }
     // 2. Memory, on the corrected inputs.
+    // A KV size set above what the GPU holds beside the weights and the runtime: the largest
+    // whole GiB (MiB below 1 GiB) that does.
+    if let Some(kv) = set_pool_room(&s.estimate) {
+        offer(
+            corr.and(Fix {
+                kv_cache_memory_bytes: Some(kv),
+                ..Fix::default()
+            }),
+            &mut out,
+        );
+    }
     // The longest length that fits, if it still holds one request of the workload (a
     // shorter `--max-model-len` starts, but vLLM rejects every request).
     let w = &inputs.workload;
@@ -515,6 +545,28 @@ pub fn repair(
         }
     }
     Repair { fixes: out, needed }
+}
+
+/// With `--kv-cache-memory-bytes` set and too large: the largest pool that fits beside the
+/// rest (`sizing::estimate`: weights, activations, non-torch, CUDA graphs and context
+/// against the whole GPU), rounded down to whole GiB, or whole MiB below 1 GiB; `None`
+/// when the size is not set, fits, or nothing is left.
+fn set_pool_room(e: &Estimate) -> Option<u64> {
+    const MIB: u64 = 1 << 20;
+    const GIB: u64 = 1 << 30;
+    e.verdict.set_pool_need()?;
+    if e.fit != Fit::WeightsTooLarge {
+        return None;
+    }
+    let rest = e.weights_bytes
+        + e.activation_bytes
+        + e.non_torch_bytes
+        + e.cuda_graph_bytes
+        + e.cuda_context_bytes;
+    let room = e.gpu_total_bytes.checked_sub(rest)?;
+    let unit = if room >= GIB { GIB } else { MIB };
+    let kv = room / unit * unit;
+    (kv >= MIB).then_some(kv)
 }
 
 /// The scenario with the whole model on one GPU, in `format` (its weights are the model's).

@@ -594,6 +594,12 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         users: s.workload.users,
         refusal,
         engine: s.flags.engine,
+        set_pool: x.kv_cache_memory_bytes.filter(|_| vllm).map(|kv| {
+            (
+                weights + activation + non_torch + kv + cuda_graph + context,
+                gpu_total_bytes,
+            )
+        }),
     };
     Estimate {
         budget_bytes: budget,

@@ -370,6 +370,7 @@ pub(super) fn estimate(s: &Scenario, gpu_total_bytes: u64, warnings: Warnings) -
         users: s.workload.users,
         refusal,
         engine: s.flags.engine,
+        set_pool: None,
     };
     Estimate {
         budget_bytes: budget,

@@ -56,9 +56,19 @@ pub struct Verdict {
     pub(super) refusal: Option<super::Refusal>,
     /// The engine, for "vLLM refuses it".
     pub(super) engine: super::Engine,
+    /// With the KV pool set (`--kv-cache-memory-bytes`): what the GPU must hold, and its
+    /// memory (the pool is no longer what is left of a fraction, so the fraction is not the
+    /// limit).
+    pub(super) set_pool: Option<(u64, u64)>,
 }
 
 impl Verdict {
+    /// With `--kv-cache-memory-bytes` set (vLLM): the bytes the GPU must hold.
+    #[must_use]
+    pub fn set_pool_need(&self) -> Option<u64> {
+        self.set_pool.map(|(need, _)| need)
+    }
+
     /// The concurrent users the verdict was asked for.
     #[must_use]
     pub fn users(&self) -> u64 {
@@ -88,6 +98,15 @@ impl Verdict {
             ),
             (Fit::Refused, Some(r)) => format!("{} refuses it: {r}", self.engine.name()),
             (Fit::Refused, None) => "the engine refuses it".to_string(),
+            (Fit::WeightsTooLarge, _) if self.set_pool.is_some() => {
+                let (need, total) = self.set_pool.unwrap_or_default();
+                format!(
+                    "weights, runtime and the KV cache set by `--kv-cache-memory-bytes` ({}) need {}, more than the GPU's {}",
+                    fmt_gib_signed(self.pool),
+                    fmt_gib(need),
+                    fmt_gib(total)
+                )
+            }
             (Fit::WeightsTooLarge, _) => format!(
                 "weights and runtime need more than the {:.2} × memory budget (KV pool would be {})",
                 self.util,

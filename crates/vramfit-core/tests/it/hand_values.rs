@@ -390,3 +390,63 @@ fn requests_longer_than_the_context_are_counted_at_it_and_warned() {
         p.warnings
     );
 }
+
+#[test]
+fn a_set_kv_size_larger_than_the_gpu_names_itself_as_the_cause() {
+    // `--kv-cache-memory-bytes 100 GiB` on an 80 GiB GPU: vLLM takes the pool as given, so
+    // what must fit is weights + activations + non-torch + the pool + CUDA graphs + the
+    // context, against the whole GPU (not the 0.90 fraction, which it then ignores).
+    use vramfit_core::units::fmt_gib;
+    let mut s = scen("llama-3.1-8b", 1);
+    s.flags.max_model_len = Some(8192);
+    s.flags.features.kv_cache_memory_bytes = Some(100 * GIB);
+    let e = estimate_bytes(&s, 80 * GIB);
+    assert_eq!(e.fit, Fit::WeightsTooLarge);
+    let need = e.weights_bytes
+        + e.activation_bytes
+        + e.non_torch_bytes
+        + 100 * GIB
+        + e.cuda_graph_bytes
+        + e.cuda_context_bytes;
+    assert!(need > 80 * GIB);
+    assert_eq!(
+        e.verdict.to_string(),
+        format!(
+            "will not start: weights, runtime and the KV cache set by `--kv-cache-memory-bytes` (100.00 GiB) need {}, more than the GPU's 80.00 GiB",
+            fmt_gib(need)
+        )
+    );
+    // 40 GiB fits beside the 8B model's 15 GiB of weights.
+    s.flags.features.kv_cache_memory_bytes = Some(40 * GIB);
+    assert!(estimate_bytes(&s, 80 * GIB).fit.starts());
+
+    // The plan's checked fix: the largest whole GiB left beside the rest on an H100
+    // (79.19 GiB as CUDA reports it), which then starts.
+    use vramfit_core::plan::{plan, Inputs};
+    let cat = Catalog::bundled();
+    let mut i = Inputs {
+        model: "llama-3.1-8b".into(),
+        gpu: "h100-sxm".into(),
+        ..Inputs::default()
+    };
+    i.flags.max_model_len = Some(8192);
+    i.flags.features.kv_cache_memory_bytes = Some(100 * GIB);
+    let p = plan(&cat, &i).unwrap();
+    let e = &p.estimate;
+    assert_eq!(e.fit, Fit::WeightsTooLarge);
+    let rest = e.weights_bytes
+        + e.activation_bytes
+        + e.non_torch_bytes
+        + e.cuda_graph_bytes
+        + e.cuda_context_bytes;
+    let room = (e.gpu_total_bytes - rest) / GIB * GIB;
+    assert!((50 * GIB..70 * GIB).contains(&room), "{room}");
+    let f = p.fixes.first().expect("a fix");
+    assert_eq!(f.kv_cache_memory_bytes, Some(room));
+    assert_eq!(f.to_string(), format!("`--kv-cache-memory-bytes {room}`"));
+    assert_eq!(
+        f.outcome(),
+        format!("fits with a {} KV cache", fmt_gib(room))
+    );
+    assert!(plan(&cat, &f.apply(&i)).unwrap().estimate.fit.starts());
+}
