@@ -254,6 +254,7 @@ pub fn InputsPanel() -> impl IntoView {
                     <option value="4">"4"</option>
                     <option value="8">"8"</option>
                     <option value="16">"16"</option>
+                    {move || other(inputs.get().tensor_parallel_size, &[1, 2, 4, 8, 16])}
                 </select>
             </label>
             <label class="vf-field" title="--pipeline-parallel-size: split the layers into stages on different GPUs">
@@ -270,6 +271,7 @@ pub fn InputsPanel() -> impl IntoView {
                     <option value="2">"2"</option>
                     <option value="4">"4"</option>
                     <option value="8">"8"</option>
+                    {move || other(inputs.get().pipeline_parallel_size, &[1, 2, 4, 8])}
                 </select>
             </label>
             <label class="vf-check" title="--enable-expert-parallel: MoE experts are split by expert over the GPUs (the expert count must divide)">
@@ -287,4 +289,14 @@ pub fn InputsPanel() -> impl IntoView {
             <FeaturesPanel/>
         </form>
     }
+}
+
+/// A size a link or a command set that the list does not offer (TP 9 from `?tp=9`): its own
+/// option, selected, so that the list shows what the plan uses instead of going blank.
+fn other(size: Option<u64>, listed: &[u64]) -> Option<impl IntoView> {
+    size.filter(|x| !listed.contains(x)).map(|x| {
+        let v = x.to_string();
+        let text = v.clone();
+        view! { <option value=v selected=true>{text}</option> }
+    })
 }

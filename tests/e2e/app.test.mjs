@@ -459,3 +459,20 @@ test('a number field keeps every character typed, key by key, and through other 
   assert.ok(page.url().includes('util=0.85'), page.url());
   assert.deepEqual(page.errors, []);
 });
+
+test('a parallel size the lists do not offer, from a link, is shown and selected, not a blank list', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/?model=llama-3.1-8b&gpu=h100-sxm&tp=9&pp=3');
+  await ready(page);
+  const tp = page.getByTestId('tp');
+  const pp = page.getByTestId('pp');
+  assert.equal(await tp.inputValue(), '9');
+  assert.equal(await pp.inputValue(), '3');
+  assert.equal(await tp.evaluate((s) => s.selectedOptions[0]?.textContent), '9');
+  // Choosing a listed size takes the extra option away.
+  await tp.selectOption('2');
+  await page.waitForFunction(() => location.search.includes('tp=2'));
+  assert.equal(await tp.locator('option[value="9"]').count(), 0);
+  assert.equal(await pp.inputValue(), '3');
+  assert.deepEqual(page.errors, []);
+});
