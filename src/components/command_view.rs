@@ -9,7 +9,7 @@ use crate::lazy::Lazy;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
 use vramfit_core::command::{check, CommandCheck, Severity};
-use vramfit_core::inputs::Field;
+use vramfit_core::inputs::{Field, MAX_COMMAND_LEN};
 use vramfit_core::units::fmt_count;
 
 fn severity_class(s: Severity) -> &'static str {
@@ -79,6 +79,9 @@ pub fn CommandView() -> impl IntoView {
     let st = expect_context::<AppState>();
     let text = Memo::new(move |_| st.decoded.with(|(i, _)| i.command.clone()));
     let any = Memo::new(move |_| !text.with(|t| t.trim().is_empty()));
+    // A text the input table refuses (longer than `MAX_COMMAND_LEN`): it stays in the box,
+    // its message shows, and the checks of the last accepted command are hidden meanwhile.
+    let (error, set_error) = signal(Option::<String>::None);
     view! {
         <h2>"Check my command"</h2>
         <label class="vf-field">
@@ -88,16 +91,27 @@ pub fn CommandView() -> impl IntoView {
                 rows="4"
                 spellcheck="false"
                 prop:value=move || text.get()
+                aria-invalid=move || error.with(Option::is_some).to_string()
                 on:input=move |ev| {
                     let v = event_target_value(&ev);
-                    st.update(true, |i| {
-                        // Too long: the table refuses it and the box keeps the last text.
-                        let _ = i.set(Field::Command, &v);
-                    });
+                    let mut next = st.decoded.get_untracked().0;
+                    match next.set(Field::Command, &v) {
+                        Ok(()) => {
+                            set_error.set(None);
+                            st.update(true, |i| *i = next);
+                        }
+                        // The only refusal is the length; said in the box's own words.
+                        Err(_) => set_error.set(Some(format!(
+                            "the pasted text is {} characters, more than the {} a command may have: it is not checked",
+                            fmt_count(v.chars().count() as u64),
+                            fmt_count(MAX_COMMAND_LEN as u64)
+                        ))),
+                    }
                 }
             ></textarea>
+            {move || error.get().map(|e| view! { <span class="vf-field-error" role="alert" data-testid="command-error"><Explained text=e/></span> })}
         </label>
-        {move || any.get().then(|| view! { <Lazy part=crate::views::Part::Command/> })}
+        {move || (any.get() && error.with(Option::is_none)).then(|| view! { <Lazy part=crate::views::Part::Command/> })}
     }
 }
 

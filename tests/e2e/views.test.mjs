@@ -296,6 +296,21 @@ test('check my command: the issue example, the share link carries it, text stays
   assert.match(await checks.textContent(), /unknown model `<img/);
   assert.equal(await page.locator('[data-testid="command-checks"] img, [data-testid="command-checks"] script').count(), 0);
   assert.equal(await page.evaluate(() => window.pwned), undefined);
+  // A paste longer than a command may be (8,000 characters) stays in the box and says so;
+  // the checks of the last command are not shown beside it as if they were its own.
+  await page.getByTestId('command-input').fill(ok);
+  await page.waitForFunction(() => document.querySelector('[data-testid="command-checks"]')?.dataset.state === 'starts');
+  const long = `${ok} ${'x'.repeat(9000)}`;
+  await page.getByTestId('command-input').fill(long);
+  const err = page.getByTestId('command-error');
+  await err.waitFor();
+  assert.equal((await err.textContent()).trim(), `the pasted text is ${(long.length).toLocaleString('en-US')} characters, more than the 8,000 a command may have: it is not checked`);
+  assert.equal(await page.getByTestId('command-input').inputValue(), long);
+  assert.equal(await page.getByTestId('command-input').getAttribute('aria-invalid'), 'true');
+  assert.equal(await checks.count(), 0);
+  await page.getByTestId('command-input').fill(ok);
+  await page.waitForFunction(() => document.querySelector('[data-testid="command-checks"]')?.dataset.state === 'starts');
+  assert.equal(await err.count(), 0);
   assert.deepEqual(page.errors, []);
   assert.deepEqual(again.errors, []);
   await again.context().close();
