@@ -245,6 +245,16 @@ pub enum CommandError {
         /// The flag as written.
         flag: String,
     },
+    /// A word that starts with a typographic dash (`—tensor-parallel-size`: a word processor
+    /// or chat turned `--` into a dash): Python's argparse, which all three engines parse
+    /// their flags with, takes only `-` as a flag's prefix (`prefix_chars`), so the word is an
+    /// argument it does not know, and the server stops with "unrecognized arguments".
+    DashTypo {
+        /// The word as written.
+        written: String,
+        /// The flag it was meant to be.
+        meant: String,
+    },
     /// A value the input table refuses.
     BadValue {
         /// The flag as written.
@@ -281,6 +291,10 @@ impl std::fmt::Display for CommandError {
                 "the {engine} command names no model (vLLM: `vllm serve REPO` or `--model`; SGLang: `--model-path`; TensorRT-LLM: `trtllm-serve REPO`)"
             ),
             Self::MissingValue { flag } => write!(f, "`{flag}` needs a value"),
+            Self::DashTypo { written, meant } => write!(
+                f,
+                "`{written}` starts with a typographic dash, not `-`: the engine's argument parser does not read it as a flag and stops (\"unrecognized arguments\"); write `{meant}`"
+            ),
             Self::BadValue { flag, message } => write!(f, "`{flag}`: {message}"),
             Self::UnknownModel { name, closest } => {
                 let path = name.starts_with(['/', '.', '~']);

@@ -343,6 +343,12 @@ pub(super) fn read(engine: Engine, args: &[String]) -> Result<Command, CommandEr
     while i < args.len() {
         let a = &args[i];
         i += 1;
+        if let Some(meant) = dash_typo(a) {
+            return Err(CommandError::DashTypo {
+                written: a.clone(),
+                meant,
+            });
+        }
         if !a.starts_with('-') || a == "-" || a == "--" {
             if positional.is_none() {
                 positional = Some(a.clone());
@@ -541,6 +547,26 @@ fn apply(c: &mut Command, to: To, written: &str, value: Option<&str>) -> Result<
         }
     }
     Ok(())
+}
+
+/// The flag a word was meant to be when it starts with a typographic dash (en dash, em dash,
+/// minus sign, and their kin) followed by a flag's name: `—tensor-parallel-size` →
+/// `--tensor-parallel-size`, `–tp` → `--tp`, `—q` → `-q`. `None` for any other word.
+fn dash_typo(w: &str) -> Option<String> {
+    const DASHES: [char; 9] = [
+        '\u{2010}', '\u{2011}', '\u{2012}', '\u{2013}', '\u{2014}', '\u{2015}', '\u{2212}',
+        '\u{FE63}', '\u{FF0D}',
+    ];
+    let name = w.trim_start_matches(|c| DASHES.contains(&c) || c == '-');
+    let starts = w.starts_with(DASHES);
+    let (name, _) = name.split_once('=').unwrap_or((name, ""));
+    (starts && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())).then(|| {
+        if name.chars().count() == 1 {
+            format!("-{name}")
+        } else {
+            format!("--{name}")
+        }
+    })
 }
 
 #[cfg(test)]

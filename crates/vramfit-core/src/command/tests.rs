@@ -513,3 +513,56 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_flag_whose_dashes_became_a_typographic_dash_is_named_not_ignored() {
+    // Pasted from a document that turned `--` into an em dash: argparse (prefix_chars "-")
+    // reads `—tensor-parallel-size` as a stray argument and `vllm serve` stops with
+    // "unrecognized arguments"; the check said "starts" and listed it as not modelled.
+    let e = check_command(
+        &CAT,
+        "h100-sxm",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct \u{2014}tensor-parallel-size 2",
+    )
+    .unwrap_err();
+    assert_eq!(
+        e,
+        CommandError::DashTypo {
+            written: "\u{2014}tensor-parallel-size".into(),
+            meant: "--tensor-parallel-size".into(),
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "`\u{2014}tensor-parallel-size` starts with a typographic dash, not `-`: the engine's argument parser does not read it as a flag and stops (\"unrecognized arguments\"); write `--tensor-parallel-size`"
+    );
+    // An en dash, an inline value, a one-letter flag, SGLang's spelling.
+    for (text, written, meant) in [
+        (
+            "vllm serve m \u{2013}max-model-len=4096",
+            "\u{2013}max-model-len=4096",
+            "--max-model-len",
+        ),
+        ("vllm serve m \u{2212}q awq", "\u{2212}q", "-q"),
+        (
+            "python -m sglang.launch_server --model-path m \u{2014}\u{2014}tp 2",
+            "\u{2014}\u{2014}tp",
+            "--tp",
+        ),
+    ] {
+        assert_eq!(
+            check_command(&CAT, "h100-sxm", text).unwrap_err(),
+            CommandError::DashTypo {
+                written: written.into(),
+                meant: meant.into(),
+            },
+            "{text}"
+        );
+    }
+    // A dash inside a word (a model name, a value) is not a flag's.
+    let c = on(
+        "h100-sxm",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name llama\u{2014}8b",
+    );
+    assert!(c.starts(), "{:?}", ids(&c));
+}
