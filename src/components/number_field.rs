@@ -14,9 +14,9 @@ use vramfit_core::inputs::{key, Field};
 ///   `type="number"`: a number input reports text it cannot read (`-`, `0.`, `1e`, `0,15`) as
 ///   empty, which read as "clear the field" and erased what had been typed.
 /// - The field shows the text typed in it while the input's value is the one that text gave
-///   (or, when the text was refused, the one it had then). Another field's change leaves it
-///   alone; a change of this input from elsewhere (a link, back/forward, a suggested fix)
-///   shows the new value and drops the error.
+///   (or, when the text was refused, the one it had when the edit began). Another field's
+///   change leaves it alone; a change of this input from elsewhere (a link, back/forward, a
+///   suggested fix) shows the new value and drops the error.
 #[component]
 pub fn NumberField(
     /// The input's row.
@@ -59,6 +59,11 @@ pub fn NumberField(
     let mine = move || edit.get().filter(|(_, at, _)| *at == shown());
     let value = move || mine().map_or_else(shown, |(raw, _, _)| raw);
     let error = move || mine().and_then(|(_, _, e)| e);
+    // The input's value when this edit began (on focus). A refused text puts it back, so that
+    // the result and the link never keep a prefix typed on the way (`9999999` on the way to
+    // a number out of range).
+    let before = std::rc::Rc::new(std::cell::RefCell::new(None::<Option<String>>));
+    let at_focus = before.clone();
     view! {
         <label class="vf-field" title=title>
             <span>{label}</span>
@@ -72,6 +77,7 @@ pub fn NumberField(
                 spellcheck="false"
                 aria-invalid=move || error().is_some().to_string()
                 prop:value=value
+                on:focus=move |_| *at_focus.borrow_mut() = Some(st.decoded.with_untracked(|(i, _)| i.text(field)))
                 on:input=move |ev| {
                     let raw = event_target_value(&ev);
                     let mut next = st.decoded.get_untracked().0;
@@ -81,7 +87,20 @@ pub fn NumberField(
                             edit.set(Some((raw, at, None)));
                             st.update(true, |i| *i = next);
                         }
-                        Err(e) => edit.set(Some((raw, shown(), Some(e)))),
+                        Err(e) => {
+                            let mut back = st.decoded.get_untracked().0;
+                            let now = back.text(field);
+                            let restored = before.borrow().as_ref().is_some_and(|b| {
+                                back.set(field, b.as_deref().unwrap_or("")).is_ok()
+                            });
+                            if restored && back.text(field) != now {
+                                let at = back.text(field).filter(|t| t != "auto").unwrap_or_default();
+                                edit.set(Some((raw, at, Some(e))));
+                                st.update(true, |i| *i = back);
+                            } else {
+                                edit.set(Some((raw, shown(), Some(e))));
+                            }
+                        }
                     }
                 }
             />

@@ -447,16 +447,36 @@ test('a number field keeps every character typed, key by key, and through other 
   await page.waitForFunction(() => location.search.includes('util=0.85'));
   assert.equal(await util.inputValue(), '.85');
   assert.equal(await msg.count(), 0);
-  // A decimal comma is refused by name, not read as 15.
+  // A decimal comma is refused by name, not read as 15; the value goes back to the one the
+  // field had when it was focused (0.9), not a value typed on the way.
   await util.fill('0,15');
   await msg.waitFor();
   assert.equal((await msg.textContent()).trim(), '0,15 is not a number');
+  await page.waitForFunction(() => location.search.includes('util=0.9'));
   // Another field's change leaves the refused text and its message where they are.
   await page.getByTestId('users').fill('7');
   await page.waitForFunction(() => location.search.includes('users=7'));
   assert.equal(await util.inputValue(), '0,15');
   assert.equal((await msg.textContent()).trim(), '0,15 is not a number');
-  assert.ok(page.url().includes('util=0.85'), page.url());
+  assert.ok(page.url().includes('util=0.9'), page.url());
+  assert.deepEqual(page.errors, []);
+});
+
+test('a refused number puts back the value its edit began with: no prefix typed on the way stays in the result or the link', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/?model=qwen2.5-7b&gpu=l40s&len=4096');
+  await ready(page);
+  const len = page.getByTestId('context-length');
+  const conc = await text(page, 'max-concurrency');
+  // Key by key, `9999999` (valid) is applied on the way to a number above 16,777,216.
+  await len.selectText();
+  await len.pressSequentially('99999999999999999999');
+  const msg = page.locator('.vf-field-error');
+  await msg.waitFor();
+  assert.equal((await msg.textContent()).trim(), '--max-model-len must be between 1 and 16777216; got 99999999999999999999');
+  assert.equal(await len.inputValue(), '99999999999999999999');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('len') === '4096');
+  assert.equal(await text(page, 'max-concurrency'), conc);
   assert.deepEqual(page.errors, []);
 });
 
