@@ -249,18 +249,21 @@ impl ModelArch {
             assumptions: Vec::new(),
             provenance: Vec::new(),
         };
+        // Absent, or present with a value that is no whole number (`-1`, `1e30`, `"4096"`).
+        let lacks = |key: &'static str| read::absent_or_bad(c, key);
         let hidden = rd
             .u64(Concept::Hidden, "hidden")
-            .ok_or(ConfigError::MissingField("hidden_size"))?;
+            .ok_or_else(|| lacks("hidden_size"))?;
         let layers = rd
             .u64(Concept::Layers, "layers")
-            .ok_or(ConfigError::MissingField("num_hidden_layers"))?;
+            .ok_or_else(|| lacks("num_hidden_layers"))?;
         let heads = rd
             .u64(Concept::Heads, "heads")
-            .ok_or(ConfigError::MissingField("num_attention_heads"))?;
-        let vocab = require(c, "vocab_size")
-            .or_else(|_| require(root, "vocab_size"))
-            .map_err(|_| ConfigError::MissingField("vocab_size"))?;
+            .ok_or_else(|| lacks("num_attention_heads"))?;
+        let vocab = require(c, "vocab_size").or_else(|e| match e {
+            ConfigError::MissingField(_) => require(root, "vocab_size"),
+            bad => Err(bad),
+        })?;
         // Bounded before anything is built per layer (see `check_bounds` for the rest).
         for (field, val, max) in [
             ("hidden_size", hidden, 1 << 16),

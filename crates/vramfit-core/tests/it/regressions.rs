@@ -80,3 +80,25 @@ fn config_json_regressions_never_panic() {
     }
     assert!(n >= 17, "only {n} regression inputs found");
 }
+
+#[test]
+fn a_config_field_present_with_an_unusable_value_is_not_called_missing() {
+    // Llama-3.1-8B's config.json with one field broken at a time: present but no whole number
+    // is "unusable", naming what it is; only an absent (or null) field is "missing".
+    let base = r#"{"architectures":["LlamaForCausalLM"],"hidden_size":4096,
+      "intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,
+      "num_key_value_heads":8,"vocab_size":128256,"max_position_embeddings":131072}"#;
+    assert!(ModelArch::from_config_str(base).is_ok());
+    for (field, from, to, message) in [
+        ("hidden_size", "4096", "-1", "config.json field `hidden_size` is unusable: expected a non-negative integer, got -1"),
+        ("num_hidden_layers", "32", "1e30", "config.json field `num_hidden_layers` is unusable: expected a non-negative integer, got a decimal number"),
+        ("num_attention_heads", "32", "\"32\"", "config.json field `num_attention_heads` is unusable: expected a non-negative integer, got a string"),
+        ("vocab_size", "128256", "-5", "config.json field `vocab_size` is unusable: expected a non-negative integer, got -5"),
+        ("hidden_size", "4096", "null", "config.json is missing the required field `hidden_size`"),
+    ] {
+        let text = base.replacen(&format!("\"{field}\":{from}"), &format!("\"{field}\":{to}"), 1);
+        assert_ne!(text, base, "{field}");
+        let e = ModelArch::from_config_str(&text).unwrap_err();
+        assert_eq!(e.to_string(), message, "{field} = {to}");
+    }
+}
