@@ -9,7 +9,7 @@ use crate::lazy::Lazy;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
 use vramfit_core::command::{check, CommandCheck, Severity};
-use vramfit_core::inputs::{Field, MAX_COMMAND_LEN};
+use vramfit_core::inputs::Field;
 use vramfit_core::units::fmt_count;
 
 fn severity_class(s: Severity) -> &'static str {
@@ -82,6 +82,12 @@ pub fn CommandView() -> impl IntoView {
     // A text the input table refuses (longer than `MAX_COMMAND_LEN`): it stays in the box,
     // its message shows, and the checks of the last accepted command are hidden meanwhile.
     let (error, set_error) = signal(Option::<String>::None);
+    // A command set from elsewhere (a link, back/forward) replaces the refused paste and its
+    // message.
+    Effect::new(move |_| {
+        text.track();
+        set_error.set(None);
+    });
     view! {
         <h2>"Check my command"</h2>
         <label class="vf-field">
@@ -100,12 +106,7 @@ pub fn CommandView() -> impl IntoView {
                             set_error.set(None);
                             st.update(true, |i| *i = next);
                         }
-                        // The only refusal is the length; said in the box's own words.
-                        Err(_) => set_error.set(Some(format!(
-                            "the pasted text is {} characters, more than the {} a command may have: it is not checked",
-                            fmt_count(v.chars().count() as u64),
-                            fmt_count(MAX_COMMAND_LEN as u64)
-                        ))),
+                        Err(e) => set_error.set(Some(e)),
                     }
                 }
             ></textarea>

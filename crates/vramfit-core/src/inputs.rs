@@ -26,7 +26,9 @@ use serde::Serialize;
 pub mod features;
 mod keys;
 pub use features::{Features, Lora, Multimodal, SpecMethod, Speculative};
-pub use keys::{by_url, human_int, key, Key, Range, KEYS, MAX_COMMAND_LEN, MAX_VALUE_LEN};
+pub use keys::{
+    by_url, human_int, key, step_text, Key, Range, KEYS, MAX_COMMAND_LEN, MAX_VALUE_LEN,
+};
 
 /// The serving engine's flags that change memory or speed (`vllm serve` spelling).
 /// `None` means the engine's default for the GPU.
@@ -494,8 +496,9 @@ impl Inputs {
             Field::AllowLongMaxModelLen => f.allow_long_max_model_len = flag(value)?,
             Field::Command if value.chars().count() > MAX_COMMAND_LEN => {
                 return Err(format!(
-                    "`{}` is longer than {MAX_COMMAND_LEN} characters",
-                    k.flag
+                    "the pasted text is {} characters, more than the {} a command may have: it is not checked",
+                    crate::units::fmt_count(value.chars().count() as u64),
+                    crate::units::fmt_count(MAX_COMMAND_LEN as u64)
                 ));
             }
             // Kept as pasted (a text box must not lose the space just typed); only blank
@@ -824,9 +827,10 @@ mod tests {
                 |got: &str| format!("`{}` must be between {min} and {max}; got {got}", k.flag);
             let huge = "99999999999999999999999";
             assert_eq!(i.set(k.field, huge), Err(range(huge)), "{}", k.url);
-            if let Err(e) = i.set(k.field, "-7") {
-                assert_eq!(e, range("-7"), "{}", k.url);
-            }
+            assert_eq!(i.set(k.field, "-7"), Err(range("-7")), "{}", k.url);
+            // `-0` is 0: taken where the range starts at 0, refused by the range elsewhere.
+            let zero = if min == 0 { Ok(()) } else { Err(range("0")) };
+            assert_eq!(i.set(k.field, "-0"), zero, "{}", k.url);
             assert_eq!(
                 i.set(k.field, "7 GPUs"),
                 Err("`7 GPUs` is not a whole number".to_string()),
@@ -834,6 +838,17 @@ mod tests {
                 k.url
             );
         }
+    }
+
+    #[test]
+    fn arrow_keys_step_as_a_number_input_does() {
+        assert_eq!(step_text("8192", "1", true).as_deref(), Some("8193"));
+        assert_eq!(step_text(" 8192 ", "1", false).as_deref(), Some("8191"));
+        assert_eq!(step_text("0.9", "0.01", true).as_deref(), Some("0.91"));
+        assert_eq!(step_text("0.3", "0.1", false).as_deref(), Some("0.2"));
+        assert_eq!(step_text("2.5", "any", true).as_deref(), Some("3.5"));
+        assert_eq!(step_text("", "1", true), None);
+        assert_eq!(step_text("0,15", "0.01", true), None);
     }
 
     #[test]

@@ -260,6 +260,13 @@ impl Plan {
         }
     }
 
+    /// The tokens of one request as the concurrency counts them: prompt + output, cut to the
+    /// context length (a longer request is refused: `plan/features.rs` `too_long`).
+    #[must_use]
+    pub fn counted_tokens(&self) -> u64 {
+        self.workload_tokens.min(self.estimate.max_model_len)
+    }
+
     /// The longest `--max-model-len` of a fix that changes nothing else, when the plan does
     /// not start (the context cards' "fits at ≤ N tokens").
     #[must_use]

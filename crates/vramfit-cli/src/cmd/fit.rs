@@ -77,7 +77,7 @@ pub fn render(
                 Some(n),
                 format!(
                     "requests of {} tokens (prompt + output) at once per replica",
-                    p.workload_tokens
+                    p.counted_tokens()
                 ),
             )
         }

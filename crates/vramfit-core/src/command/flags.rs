@@ -551,7 +551,8 @@ fn apply(c: &mut Command, to: To, written: &str, value: Option<&str>) -> Result<
 
 /// The flag a word was meant to be when it starts with a typographic dash (en dash, em dash,
 /// minus sign, and their kin) followed by a flag's name: `—tensor-parallel-size` →
-/// `--tensor-parallel-size`, `–tp` → `--tp`, `—q` → `-q`. `None` for any other word.
+/// `--tensor-parallel-size`, `–tp` → `--tp`, `—q` → `-q`, `—O3` → `-O3`. `None` for any
+/// other word.
 fn dash_typo(w: &str) -> Option<String> {
     const DASHES: [char; 9] = [
         '\u{2010}', '\u{2011}', '\u{2012}', '\u{2013}', '\u{2014}', '\u{2015}', '\u{2212}',
@@ -560,8 +561,10 @@ fn dash_typo(w: &str) -> Option<String> {
     let name = w.trim_start_matches(|c| DASHES.contains(&c) || c == '-');
     let starts = w.starts_with(DASHES);
     let (name, _) = name.split_once('=').unwrap_or((name, ""));
+    // One letter, or one letter and digits (`-q`, vLLM's `-O3`), take one dash.
+    let short = name.bytes().skip(1).all(|b| b.is_ascii_digit());
     (starts && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())).then(|| {
-        if name.chars().count() == 1 {
+        if short {
             format!("-{name}")
         } else {
             format!("--{name}")

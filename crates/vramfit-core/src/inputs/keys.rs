@@ -732,7 +732,7 @@ impl Key {
         )
     }
 
-    /// The smallest value as text (for messages and the UI field's `min`); empty if none.
+    /// The smallest value as text (for messages and the UI field's tooltip); empty if none.
     #[must_use]
     pub fn min_text(&self) -> String {
         match self.range {
@@ -742,7 +742,7 @@ impl Key {
         }
     }
 
-    /// The largest value as text (for messages and the UI field's `max`); empty if none.
+    /// The largest value as text (for messages and the UI field's tooltip); empty if none.
     #[must_use]
     pub fn max_text(&self) -> String {
         match self.range {
@@ -753,12 +753,15 @@ impl Key {
     }
 
     /// A whole number in the row's range. A whole number beyond `u64` or below zero gets the
-    /// range message (it is a whole number, only not one this row takes).
+    /// range message (it is a whole number, only not one this row takes); `-0` is 0, as
+    /// Python's `int` reads it.
     pub(super) fn int(&self, v: &str) -> Result<u64, String> {
         let t = v.trim();
+        let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
         match t.parse::<u64>() {
             Ok(n) => self.check_int(n),
-            Err(_) if is_digits(t.strip_prefix(['+', '-']).unwrap_or(t)) => Err(self.outside(t)),
+            Err(_) if is_digits(digits) && digits.bytes().all(|b| b == b'0') => self.check_int(0),
+            Err(_) if is_digits(digits) => Err(self.outside(t)),
             Err(_) => Err(format!("`{v}` is not a whole number")),
         }
     }
@@ -768,6 +771,24 @@ impl Key {
             crate::decimal::parse_f64(v.trim()).ok_or_else(|| format!("`{v}` is not a number"))?;
         self.check_float(x)
     }
+}
+
+/// A number field's text one step up or down, as a browser's `<input type="number">` steps
+/// it with the arrow keys (HTML's "step up" algorithm, without its snapping to `min`): `step`
+/// is the field's step (`"1"`, `"0.01"`; `"any"` steps by 1), the result is written with the
+/// step's or the text's decimals, whichever are more, so that 0.9 + 0.01 is `0.91`, not
+/// `0.9100000000000001`. `None` when the
+/// text is no number (the field then keeps it as typed); the input table checks the range.
+#[must_use]
+pub fn step_text(text: &str, step: &str, up: bool) -> Option<String> {
+    let x = crate::decimal::parse_f64(text.trim())?;
+    let by = crate::decimal::parse_f64(step)
+        .filter(|s| *s > 0.0)
+        .unwrap_or(1.0);
+    let places = |t: &str| t.trim().split_once('.').map_or(0, |(_, d)| d.len());
+    let decimals = places(step).max(places(text)).min(17);
+    let y = if up { x + by } else { x - by };
+    y.is_finite().then(|| format!("{y:.decimals$}"))
 }
 
 /// vLLM's `human_readable_int`: `32k` = 32 000, `25.6k` = 25 600, `32K` = 32 768 (binary

@@ -93,14 +93,17 @@ pub(super) fn feature_warnings(s: &Scenario, inputs: &Inputs) -> Vec<String> {
 /// the context length (`sizing::estimate`'s `workload_len`).
 /// - vLLM's OpenAI server, `vllm/entrypoints/openai/serving_engine.py` `_validate_input`:
 ///   "This model's maximum context length is {max_model_len} tokens. However, you requested
-///   {max_tokens + token_num} tokens …" (HTTP 400).
+///   {max_tokens + token_num} tokens …" (HTTP 400) when prompt + output > the length.
 /// - SGLang, `python/sglang/srt/managers/tokenizer_manager.py` `_validate_one_request`:
-///   "Requested token count exceeds the model's maximum context length of … tokens".
+///   "Requested token count exceeds the model's maximum context length of … tokens" when
+///   prompt + output ≥ the length.
 /// - TensorRT-LLM, `tensorrt_llm/llmapi/llm.py` `_check_arguments`: the prompt length and
 ///   `max_tokens` "should not exceed max_seq_len".
 ///
-/// transformers' `generate` and llama.cpp's server run such requests (past the trained length,
-/// or shifting the context), so they get no warning here.
+/// transformers' `generate` runs such requests past the trained length. llama.cpp's server
+/// refuses them too since context shift is off by default (ggml-org/llama.cpp#15416), but
+/// its limit is each slot's share of `--ctx-size`, which this check does not read: no
+/// warning for either here.
 pub(super) fn too_long(inputs: &Inputs, max_model_len: u64) -> Option<String> {
     use crate::engine::Engine;
     let w = &inputs.workload;
@@ -110,7 +113,13 @@ pub(super) fn too_long(inputs: &Inputs, max_model_len: u64) -> Option<String> {
         engine,
         Engine::Vllm { .. } | Engine::Sglang | Engine::TrtLlm
     );
-    (serves && asked > max_model_len).then(|| {
+    // SGLang refuses a request that reaches the length; the others one that passes it.
+    let over = if engine == Engine::Sglang {
+        asked >= max_model_len
+    } else {
+        asked > max_model_len
+    };
+    (serves && over).then(|| {
         format!(
             "requests of {asked} tokens ({} prompt + {} output) are longer than the context length of {max_model_len} tokens: {} refuses them; the KV cache's figures count requests of {max_model_len} tokens",
             w.prompt_tokens,

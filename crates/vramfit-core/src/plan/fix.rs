@@ -8,7 +8,10 @@
 //!    becomes 16 (vLLM's default, `vllm/config/cache.py`); a layout vLLM refuses becomes the
 //!    largest valid one on no more GPUs (`verify_with_parallel_config`). Every fix below
 //!    carries these corrections.
-//! 2. **Memory**, on the corrected inputs: the longest `--max-model-len` whose one request
+//! 2. **Memory**, on the corrected inputs: with `--kv-cache-memory-bytes` set above what the
+//!    GPU holds beside the weights and the runtime, the largest whole GiB that fits (vLLM
+//!    takes the pool as given, `CacheConfig.kv_cache_memory_bytes`); the longest
+//!    `--max-model-len` whose one request
 //!    fits the KV pool ([`Estimate::max_model_len_fit`]); `--kv-cache-dtype fp8` (half the
 //!    KV bytes, vLLM `CacheConfig.cache_dtype`); the fewest-GPU layout
 //!    ([`crate::layout::fewest_gpus`]); a smaller weight format (fp8, then int4 AWQ); then
@@ -118,7 +121,9 @@ impl Fix {
             ),
             (None, None) if len_only => format!("fits{}", len.unwrap_or_default()),
             (None, None) if kv_only => format!("fits{}", kv.unwrap_or_default()),
-            (Some(tp), None) if self.block_size.is_none() => {
+            (Some(tp), None)
+                if self.block_size.is_none() && self.kv_cache_memory_bytes.is_none() =>
+            {
                 let mut t = format!("needs TP {tp}");
                 if let Some(pp) = self.pipeline_parallel_size {
                     t.push_str(&format!(" × PP {pp}"));

@@ -372,8 +372,21 @@ fn requests_longer_than_the_context_are_counted_at_it_and_warned() {
         "{}",
         p.verdict
     );
+    assert_eq!(p.counted_tokens(), 512);
     let w = "requests of 1280 tokens (1024 prompt + 256 output) are longer than the context length of 512 tokens: vLLM refuses them; the KV cache's figures count requests of 512 tokens";
     assert!(p.warnings.iter().any(|x| x == w), "{:?}", p.warnings);
+    // Exactly the context length: vLLM takes it (prompt + output > length is refused),
+    // SGLang does not (≥).
+    let warned = |p: &vramfit_core::plan::Plan| {
+        p.warnings
+            .iter()
+            .any(|x| x.contains("longer than the context"))
+    };
+    i.flags.max_model_len = Some(1280);
+    assert!(!warned(&plan(&cat, &i).unwrap()));
+    i.flags.engine = Engine::Sglang;
+    assert!(warned(&plan(&cat, &i).unwrap()));
+    i.flags.engine = Engine::DEFAULT;
     // At 2,048 tokens they fit, and no warning is given.
     i.flags.max_model_len = Some(2048);
     let p = plan(&cat, &i).unwrap();
