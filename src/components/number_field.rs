@@ -3,7 +3,7 @@
 use crate::components::explained::Explained;
 use crate::state::AppState;
 use leptos::prelude::*;
-use vramfit_core::inputs::{key, step_text, Field};
+use vramfit_core::inputs::{key, step_text, Field, Inputs};
 
 /// A labelled number input bound to one row of the core's input table
 /// (`vramfit_core::inputs::KEYS`): its label, unit and limits come from the row, and every
@@ -48,13 +48,8 @@ pub fn NumberField(
         }
         _ => help.to_string(),
     };
-    // What the state shows for the input (`auto` shows as empty).
-    let shown = move || {
-        st.decoded
-            .with(|(i, _)| i.text(field))
-            .filter(|t| t != "auto")
-            .unwrap_or_default()
-    };
+    // What the state shows for the input.
+    let shown = move || st.decoded.with(|(i, _)| shown_text(i, field));
     // The last text typed here, the state's text it belongs to, and its error if refused.
     let edit = RwSignal::new(Option::<(String, String, Option<String>)>::None);
     // A change of this input from elsewhere (a link, back/forward, a fix) ends the edit: the
@@ -80,7 +75,7 @@ pub fn NumberField(
         }
         match next.set(field, &raw) {
             Ok(()) => {
-                let at = next.text(field).filter(|t| t != "auto").unwrap_or_default();
+                let at = shown_text(&next, field);
                 edit.set(Some((raw, at, None)));
                 st.update(true, |i| *i = next);
             }
@@ -90,7 +85,7 @@ pub fn NumberField(
                 let start = before.get_value();
                 let restored = back.set(field, start.as_deref().unwrap_or("")).is_ok();
                 if restored && back.text(field) != now {
-                    let at = back.text(field).filter(|t| t != "auto").unwrap_or_default();
+                    let at = shown_text(&back, field);
                     edit.set(Some((raw, at, Some(e))));
                     st.update(true, |i| *i = back);
                 } else {
@@ -138,4 +133,9 @@ pub fn NumberField(
             {move || error().map(|e| view! { <span class="vf-field-error" role="alert"><Explained text=e/></span> })}
         </label>
     }
+}
+
+/// An input's text as the field shows it (`auto` shows as empty).
+fn shown_text(i: &Inputs, field: Field) -> String {
+    i.text(field).filter(|t| t != "auto").unwrap_or_default()
 }

@@ -264,7 +264,7 @@ impl Plan {
     /// context length (a longer request is refused: `plan/features.rs` `too_long`).
     #[must_use]
     pub fn counted_tokens(&self) -> u64 {
-        self.workload_tokens.min(self.estimate.max_model_len)
+        self.estimate.verdict.workload_tokens()
     }
 
     /// The longest `--max-model-len` of a fix that changes nothing else, when the plan does

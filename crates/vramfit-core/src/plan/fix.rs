@@ -559,16 +559,12 @@ pub fn repair(
 fn set_pool_room(e: &Estimate) -> Option<u64> {
     const MIB: u64 = 1 << 20;
     const GIB: u64 = 1 << 30;
-    e.verdict.set_pool_need()?;
+    let need = e.verdict.set_pool_need()?;
     if e.fit != Fit::WeightsTooLarge {
         return None;
     }
-    let rest = e.weights_bytes
-        + e.activation_bytes
-        + e.non_torch_bytes
-        + e.cuda_graph_bytes
-        + e.cuda_context_bytes;
-    let room = e.gpu_total_bytes.checked_sub(rest)?;
+    // What the GPU holds beside the pool (the pool is the set size, `sizing::estimate`).
+    let room = e.gpu_total_bytes.checked_sub(need - e.kv_pool_bytes)?;
     let unit = if room >= GIB { GIB } else { MIB };
     let kv = room / unit * unit;
     (kv >= MIB).then_some(kv)

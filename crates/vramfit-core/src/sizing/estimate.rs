@@ -491,9 +491,14 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
                 - i128::from(non_torch),
         ),
     };
-    // With the pool given, what must fit is the whole GPU, not the fraction.
-    let too_large = match x.kv_cache_memory_bytes.filter(|_| vllm) {
-        Some(kv) => weights + activation + non_torch + kv + cuda_graph + context > gpu_total_bytes,
+    // With the pool given, what must fit is the whole GPU, not the fraction: the bytes the
+    // GPU must then hold (also the verdict's and the set-pool fix's, `plan/fix.rs`).
+    let set_need = x
+        .kv_cache_memory_bytes
+        .filter(|_| vllm)
+        .map(|kv| weights + activation + non_torch + kv + cuda_graph + context);
+    let too_large = match set_need {
+        Some(need) => need > gpu_total_bytes,
         None => weights + activation + non_torch > budget,
     };
     let pool = u64::try_from(pool_signed).unwrap_or(0);
@@ -594,12 +599,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         users: s.workload.users,
         refusal,
         engine: s.flags.engine,
-        set_pool: x.kv_cache_memory_bytes.filter(|_| vllm).map(|kv| {
-            (
-                weights + activation + non_torch + kv + cuda_graph + context,
-                gpu_total_bytes,
-            )
-        }),
+        set_pool: set_need.map(|need| (need, gpu_total_bytes)),
     };
     Estimate {
         budget_bytes: budget,

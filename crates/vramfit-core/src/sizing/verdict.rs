@@ -48,7 +48,7 @@ pub struct Verdict {
     pub(super) util: f64,
     /// The scenario's `max_model_len`.
     pub(super) model_len: u64,
-    /// Prompt + output tokens of one request.
+    /// Prompt + output tokens of one request, cut to the context length (every engine but llama.cpp, `sizing::estimate`).
     pub(super) workload_tokens: u64,
     /// Concurrent users.
     pub(super) users: u64,
@@ -67,6 +67,13 @@ impl Verdict {
     #[must_use]
     pub fn set_pool_need(&self) -> Option<u64> {
         self.set_pool.map(|(need, _)| need)
+    }
+
+    /// The tokens of one request as the concurrency counts them (prompt + output, cut to the
+    /// context length where the engine refuses longer requests).
+    #[must_use]
+    pub fn workload_tokens(&self) -> u64 {
+        self.workload_tokens
     }
 
     /// The concurrent users the verdict was asked for.
