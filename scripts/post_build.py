@@ -13,6 +13,6 @@ import sys
 
 here = pathlib.Path(__file__).resolve().parent
 out = sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"]
-for step in ("page_wasm.py", "catalog_sources.py", "catalog_file.py", "module_files.py", "prerender.mjs", "sw_files.py"):
+for step in ("page_wasm.py", "catalog_sources.py", "catalog_file.py", "module_files.py", "page_head.py", "prerender.mjs", "sw_files.py"):
     runner = ["node"] if step.endswith(".mjs") else [sys.executable]
     subprocess.run([*runner, str(here / step), out], check=True)

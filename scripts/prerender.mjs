@@ -58,6 +58,12 @@ try {
     const freeze = (node) => {
       const copy = node.cloneNode(true);
       if (node.nodeType !== Node.ELEMENT_NODE) return copy;
+      // Leptos's markers (empty comments) place its views in the live page; the snapshot is
+      // never hydrated, so they are only bytes here (~1.8 KB of the page's text).
+      const comments = document.createTreeWalker(copy, NodeFilter.SHOW_COMMENT);
+      const dead = [];
+      while (comments.nextNode()) dead.push(comments.currentNode);
+      for (const c of dead) c.remove();
       const from = node.querySelectorAll('input, select, textarea, button');
       const to = copy.querySelectorAll('input, select, textarea, button');
       from.forEach((c, i) => {
@@ -86,6 +92,7 @@ try {
       for (const n of document.body.childNodes) {
         if (n.nodeType === Node.ELEMENT_NODE && ['NOSCRIPT', 'SCRIPT', 'TEMPLATE'].includes(n.tagName)) continue;
         if (n.nodeType === Node.ELEMENT_NODE && n.id === 'vf-first') continue;
+        if (n.nodeType === Node.COMMENT_NODE) continue;
         wrap.append(freeze(n));
       }
       first.append(status, wrap);

@@ -311,6 +311,31 @@ test('the address is written after the paint, at most every 120 ms, merged as th
   assert.deepEqual(page.errors, []);
 });
 
+
+test('an address write fetches nothing: the tab\'s icon is in the page, not asked for again after each write', async () => {
+  // Chromium asks for the page's icon again after every same-document navigation
+  // (scripts/page_head.py): with icon.svg as a file, each write below fetched it and built an
+  // SVG document on the main thread.
+  const page = await newPage(browser, { serviceWorkers: 'block' });
+  await page.goto(server.url + '/?model=qwen2.5-7b&gpu=h100-sxm');
+  await ready(page);
+  await page.waitForTimeout(300);
+  const icon = await page.evaluate(() => [...document.querySelectorAll('link[rel~="icon"]')].map((l) => l.getAttribute('href')));
+  assert.equal(icon.length, 1);
+  assert.match(icon[0], /^data:image\/png;base64,/);
+  const png = Buffer.from(icon[0].split(',')[1], 'base64');
+  assert.equal(png.subarray(1, 4).toString(), 'PNG');
+  assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [32, 32]);
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
+  for (const len of [12288, 16384, 20480, 24576]) {
+    await page.getByTestId('context-length').fill(String(len));
+    await page.waitForFunction((l) => location.search.includes(`len=${l}`), len);
+    await page.waitForTimeout(200);
+  }
+  assert.deepEqual(requests, []);
+  assert.deepEqual(page.errors, []);
+});
 test('a recompute rewrites only what changed: no element is built again', async () => {
   const page = await newPage(browser);
   await page.goto(server.url + '/?model=qwen2.5-7b&gpu=h100-sxm');

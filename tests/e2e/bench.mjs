@@ -9,7 +9,8 @@
 //  - median of 20 recomputes: input change → new numbers in the DOM, and the next animation
 //    frame; back to back (each change right after the previous one's frame callback, as the
 //    peers were measured, with the harness's gap from that callback to its next change),
-//    then 100–150 ms apart once the page has settled;
+//    then 100–150 ms apart once the page has settled, and the renderer's main-thread time per
+//    change at that pace (CDP TaskDuration: the frame, the address write and what follows it);
 //  - WebAssembly memory and the JS heap in use (CDP `Runtime.getHeapUsage`, after a garbage
 //    collection, on a page Playwright has injected nothing into) after load, beside
 //    about:blank's;
@@ -132,6 +133,34 @@ for (let i = 0; i < 20; i++) {
   spaced.dom.push(dom);
   spaced.frame.push(frame);
 }
+// Main-thread time per change, everything included: the recompute, the frame's style, layout
+// and paint, the address write and what the browser does after it (an icon fetch and decode
+// before scripts/page_head.py); CDP `Performance.getMetrics`' TaskDuration (the renderer's main
+// thread) over 30 changes 100–150 ms apart, beside the same loop with an evaluate that changes
+// nothing (the harness's own share, not subtracted).
+const perChange = async (change) => {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+  await page.waitForTimeout(500);
+  const m0 = await metrics();
+  const N = 30;
+  for (let i = 0; i < N; i++) {
+    await page.waitForTimeout(100 + Math.random() * 50);
+    await page.evaluate(change, 4096 + i * 512);
+  }
+  await page.waitForTimeout(400);
+  const m1 = await metrics();
+  await cdp.detach();
+  const per = (k) => ((m1[k] - m0[k]) * 1000) / N;
+  return { task: per('TaskDuration'), script: per('ScriptDuration'), layout: per('LayoutDuration'), style: per('RecalcStyleDuration') };
+};
+const mainNothing = await perChange(() => 0);
+const mainChange = await perChange((len) => {
+  const input = document.querySelector('[data-testid="context-length"]');
+  input.value = String(len);
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+});
 // Paste → first finding visible, polled each animation frame.
 const explain = (p, msg) => p.evaluate(async (msg) => {
   const input = document.querySelector('[data-testid="oom-input"]');
@@ -236,6 +265,8 @@ row('input change, back to back → next animation frame after the update (20)',
 row('back to back: the harness\'s gap, a change\'s frame callback → the next change (19)', harnessGaps, 1);
 row('input change 100–150 ms apart → new numbers in the DOM (20)', spaced.dom, 1);
 row('input change 100–150 ms apart → next animation frame after the update (20)', spaced.frame, 1);
+console.log(`| input change 100–150 ms apart → the renderer's main-thread time per change (CDP TaskDuration, 30 changes; script / layout / style) | ${mainChange.task.toFixed(1)} ms (${mainChange.script.toFixed(1)} / ${mainChange.layout.toFixed(1)} / ${mainChange.style.toFixed(1)}) | | |`);
+console.log(`| the same loop, an evaluate that changes nothing (the harness's share) | ${mainNothing.task.toFixed(1)} ms (${mainNothing.script.toFixed(1)} / ${mainNothing.layout.toFixed(1)} / ${mainNothing.style.toFixed(1)}) | | |`);
 row('an idle page → its next animation frame (20)', idleFrame, 1);
 console.log(`| WebAssembly memory after load | ${(heap / 2 ** 20).toFixed(1)} MiB | | |`);
 console.log(`| JS heap in use after load (CDP, after a GC; no Playwright script in the page) | ${(jsHeap / 1e6).toFixed(2)} MB | | |`);
