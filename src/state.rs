@@ -222,7 +222,12 @@ impl Custom {
             r.refresh_ratios();
         }
         let arch = match &model.config {
-            Some(t) => Some(ModelArch::from_config_str(t).map_err(|e| e.to_string())?),
+            Some(t) => Some(ModelArch::from_config_str(t).map_err(|e| {
+                model
+                    .config_file
+                    .as_deref()
+                    .map_or_else(|| e.to_string(), |f| e.in_file(f))
+            })?),
             None => None,
         };
         Ok(Custom { model, arch })
@@ -656,6 +661,12 @@ pub const WARM_AFTER_MS: i32 = 2000;
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_core_knows_every_view_a_link_may_name() {
+        // `share::decode` says an unknown `view`; its list is the tabs'.
+        assert_eq!(View::ALL.map(View::id), vramfit_core::share::VIEW_IDS);
+    }
+
     fn with_state(query: &str, f: impl FnOnce(AppState)) {
         let owner = Owner::new();
         owner.with(|| f(AppState::from_query(query)));
@@ -726,6 +737,7 @@ mod tests {
                 model: Imported {
                     name: "mine".into(),
                     config: None,
+                    config_file: None,
                     report: None,
                     shards: 1,
                     index_problems: Vec::new(),

@@ -71,10 +71,23 @@ pub fn CatalogView() -> impl IntoView {
         Some(Ok(_)) => "ready",
         Some(Err(_)) => "error",
     };
+    // The search as typed, less the spaces around it (a trailing space matched nothing).
     let hit = move |hay: &[&str]| {
-        let q = q.get().to_ascii_lowercase();
+        let q = q.with(|q| q.trim().to_ascii_lowercase());
         q.is_empty() || hay.iter().any(|h| h.to_ascii_lowercase().contains(&q))
     };
+    let model_hit =
+        move |m: &&vramfit_core::catalog::Model| hit(&[&m.id, &m.name, &m.family, &m.vendor]);
+    let gpu_hit = move |g: &&vramfit_core::catalog::Gpu| {
+        let mem = format!("{} GB", g.memory_marketed_gb);
+        hit(&[&g.id, &g.name, &g.vendor, &mem])
+    };
+    // What a search that leaves a table empty says under it (hidden otherwise).
+    let none = move |what: &str, any: bool| {
+        (!any).then(|| q.with(|q| format!("No {what} matches \u{201c}{}\u{201d}.", q.trim())))
+    };
+    let models_none = move || none("model", CATALOG.models.iter().any(|m| model_hit(&m)));
+    let gpus_none = move || none("GPU", CATALOG.gpus.iter().any(|g| gpu_hit(&g)));
     view! {
         <h2>"Catalog"</h2>
         <label class="vf-field">
@@ -85,7 +98,7 @@ pub fn CatalogView() -> impl IntoView {
         <table class="vf-table" data-testid="catalog-models" data-sources=state>
             <thead><tr><th>"Model"</th><th>"Family"</th><th>"Parameters"</th><th>"Active"</th><th>"Context"</th><th>"Stored as"</th><th>"Source"</th></tr></thead>
             <tbody>
-                {move || { let loaded = loaded(); CATALOG.models.iter().filter(|m| hit(&[&m.id, &m.name, &m.family, &m.vendor])).map(|m| view! {
+                {move || { let loaded = loaded(); CATALOG.models.iter().filter(model_hit).map(|m| view! {
                     <tr>
                         <th scope="row">{m.name.clone()}<br/><code>{m.id.clone()}</code></th>
                         <td>{m.family.clone()}</td>
@@ -100,14 +113,12 @@ pub fn CatalogView() -> impl IntoView {
                 }).collect_view() }}
             </tbody>
         </table>
+        <p class="vf-note" data-testid="catalog-models-none" hidden=move || models_none().is_none()>{move || models_none().unwrap_or_default()}</p>
         <h3>"GPUs"</h3>
         <table class="vf-table" data-testid="catalog-gpus" data-sources=state>
             <thead><tr><th>"GPU"</th><th>"Vendor"</th><th>"Memory"</th><th>"Bandwidth"</th><th>"bf16 dense"</th><th>"Link"</th><th>"Price"</th><th>"Source"</th></tr></thead>
             <tbody>
-                {move || { let loaded = loaded(); CATALOG.gpus.iter().filter(|g| {
-                    let mem = format!("{} GB", g.memory_marketed_gb);
-                    hit(&[&g.id, &g.name, &g.vendor, &mem])
-                }).map(|g| view! {
+                {move || { let loaded = loaded(); CATALOG.gpus.iter().filter(gpu_hit).map(|g| view! {
                     <tr>
                         <th scope="row">{g.name.clone()}<br/><code>{g.id.clone()}</code></th>
                         <td>{g.vendor.clone()}</td>
@@ -121,5 +132,6 @@ pub fn CatalogView() -> impl IntoView {
                 }).collect_view() }}
             </tbody>
         </table>
+        <p class="vf-note" data-testid="catalog-gpus-none" hidden=move || gpus_none().is_none()>{move || gpus_none().unwrap_or_default()}</p>
     }
 }

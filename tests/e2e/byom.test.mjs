@@ -152,6 +152,10 @@ test('a shard missing from the folder is named; a broken file gets a precise err
   fs.writeFileSync(path.join(cfgDir, 'config.json'), JSON.stringify(cfg));
   await page.getByTestId('file-input').setInputFiles([path.join(cfgDir, 'config.json'), path.join(dir, 'model-00001-of-00002.safetensors')]);
   await page.waitForFunction(() => /hidden_size/.test(document.querySelector('[data-testid="file-error"]')?.textContent ?? ''));
+  // Any .json beside the shards is taken as the config: a message about it names that file.
+  fs.writeFileSync(path.join(cfgDir, 'my-model.json'), '{"hidden_size": 4096,');
+  await page.getByTestId('file-input').setInputFiles([path.join(cfgDir, 'my-model.json'), path.join(dir, 'model-00001-of-00002.safetensors')]);
+  await page.waitForFunction(() => /^my-model\.json is not valid JSON: /.test(document.querySelector('[data-testid="file-error"]')?.textContent ?? ''));
   assert.deepEqual(page.errors, []);
 });
 

@@ -227,6 +227,19 @@ test('the catalog is searchable and every entry shows its source', async () => {
   assert.equal(await page.locator('[data-testid="catalog-models"] [data-testid="config-reconstructed"]').count(), 0);
   await page.getByTestId('catalog-search').fill('141');
   assert.ok((await page.locator('[data-testid="catalog-gpus"] tbody tr').count()) >= 1, 'H200 by memory');
+  // Spaces around a search are not part of it; a search that leaves a table empty says so.
+  await page.getByTestId('catalog-search').fill(' deepseek ');
+  assert.equal(await models.count(), n);
+  assert.ok(await page.getByTestId('catalog-models-none').isHidden());
+  assert.equal(await text(page, 'catalog-gpus-none'), 'No GPU matches \u201cdeepseek\u201d.');
+  await page.getByTestId('catalog-search').fill('h100');
+  assert.ok(await page.getByTestId('catalog-gpus-none').isHidden());
+  await page.getByTestId('catalog-search').fill(' <b>zz</b> ');
+  assert.ok(await page.getByTestId('catalog-models-none').isVisible());
+  assert.equal(await text(page, 'catalog-models-none'), 'No model matches \u201c<b>zz</b>\u201d.');
+  assert.equal(await text(page, 'catalog-gpus-none'), 'No GPU matches \u201c<b>zz</b>\u201d.');
+  assert.equal(await page.locator('main b').count(), 0);
+  assert.equal(await page.locator('[data-testid="catalog-gpus"] tbody tr').count(), 0);
   assert.deepEqual(page.errors, []);
 });
 

@@ -22,7 +22,7 @@ pub fn read_local_model(p: &Path) -> Res<LocalModel> {
     let text = std::fs::read_to_string(&cfg_path)
         .map_err(|e| Failure::Rejected(format!("{}: {e}", cfg_path.display())))?;
     let arch = ModelArch::from_config_str(&text)
-        .map_err(|e| Failure::Rejected(format!("{}: {e}", cfg_path.display())))?;
+        .map_err(|e| Failure::Rejected(e.in_file(&cfg_path.display().to_string())))?;
     let report = match dir {
         Some(d) => {
             let headers = read_headers(d)?;

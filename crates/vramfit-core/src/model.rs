@@ -38,17 +38,18 @@
 //!   [`Provenance`], each value assumed as an [`Assumption`].
 
 use serde_json::Value;
-use std::fmt;
 
 pub mod aliases;
 mod read;
 #[allow(clippy::wildcard_imports)] // the reader's half of this module (`model/read.rs`)
 use read::*;
+mod error;
 mod layers;
 mod params;
 mod vision;
 
 use aliases::Concept;
+pub use error::ConfigError;
 pub use layers::{
     Assumption, GlobalAttention, LayerAttention, LayerKind, Mixer, Provenance, RecurrentState,
 };
@@ -160,41 +161,6 @@ pub struct ModelArch {
     pub provenance: Vec<Provenance>,
 }
 
-/// A `config.json` that cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ConfigError {
-    /// The text is not JSON.
-    InvalidJson(String),
-    /// The JSON is not an object.
-    NotAnObject,
-    /// A required field is absent.
-    MissingField(&'static str),
-    /// A field has the wrong type or an impossible value.
-    BadField {
-        /// Field name.
-        field: &'static str,
-        /// What is wrong.
-        reason: String,
-    },
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::InvalidJson(e) => write!(f, "config.json is not valid JSON: {e}"),
-            Self::NotAnObject => write!(f, "config.json must be a JSON object"),
-            Self::MissingField(name) => {
-                write!(f, "config.json is missing the required field `{name}`")
-            }
-            Self::BadField { field, reason } => {
-                write!(f, "config.json field `{field}` is unusable: {reason}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
 impl ModelArch {
     /// Reads a Hugging Face `config.json` text.
     ///
@@ -249,17 +215,27 @@ impl ModelArch {
             assumptions: Vec::new(),
             provenance: Vec::new(),
         };
-        // Absent, or present with a value that is no whole number (`-1`, `1e30`, `"4096"`).
-        let lacks = |key: &'static str| read::absent_or_bad(c, key);
+        // Absent under every spelling of the alias table, or present under one with a value
+        // that is no whole number (`-1`, `1e30`, `"4096"`): then named as the config spells
+        // it (GPT-2's `n_embd: -1` is "`n_embd` is unusable", not "missing `hidden_size`").
+        let lacks = |concept: Concept| {
+            let keys = aliases::row(concept).keys;
+            let used = keys
+                .iter()
+                .copied()
+                .find(|k| !matches!(c.get(*k), None | Some(Value::Null)))
+                .unwrap_or(keys[0]);
+            read::absent_or_bad(c, used)
+        };
         let hidden = rd
             .u64(Concept::Hidden, "hidden")
-            .ok_or_else(|| lacks("hidden_size"))?;
+            .ok_or_else(|| lacks(Concept::Hidden))?;
         let layers = rd
             .u64(Concept::Layers, "layers")
-            .ok_or_else(|| lacks("num_hidden_layers"))?;
+            .ok_or_else(|| lacks(Concept::Layers))?;
         let heads = rd
             .u64(Concept::Heads, "heads")
-            .ok_or_else(|| lacks("num_attention_heads"))?;
+            .ok_or_else(|| lacks(Concept::Heads))?;
         let vocab = require(c, "vocab_size").or_else(|e| match e {
             ConfigError::MissingField(_) => require(root, "vocab_size"),
             bad => Err(bad),

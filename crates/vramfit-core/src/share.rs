@@ -30,6 +30,9 @@
 
 use crate::inputs::{by_url, key, Field, Inputs, KEYS, MAX_COMMAND_LEN};
 
+mod views;
+pub use views::VIEW_IDS;
+
 /// A parameter that was ignored, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Notice {
@@ -143,7 +146,7 @@ pub fn decode(query: &str) -> (Inputs, Vec<Notice>) {
         }
         let r = match by_url(&key) {
             Some(row) => i.set(row.field, &val),
-            None if UI_KEYS.contains(&key.as_str()) => Ok(()),
+            None if UI_KEYS.contains(&key.as_str()) => ui_value(&key, &val),
             None => Err("unknown parameter".to_string()),
         };
         if let Err(message) = r {
@@ -155,6 +158,22 @@ pub fn decode(query: &str) -> (Inputs, Vec<Notice>) {
 
 /// Keys the page reads for itself (which view, which units, which theme).
 pub const UI_KEYS: [&str; 3] = ["view", "units", "theme"];
+
+/// A page key's value the page cannot read, said like an input's: the page then opens "Size
+/// it" (`view`) or shows the default units (`units`). An empty value is the default, unsaid. `theme` is taken as it is: the page
+/// follows the system's light or dark setting.
+fn ui_value(key: &str, val: &str) -> Result<(), String> {
+    match key {
+        "view" if !val.is_empty() && !VIEW_IDS.contains(&val) => Err(format!(
+            "unknown view `{val}`; showing `size` (one of {})",
+            VIEW_IDS.join(", ")
+        )),
+        "units" if !val.is_empty() && crate::units::Units::parse(val).is_none() => {
+            Err(format!("unknown units `{val}`; showing `gib` (or `gb`)"))
+        }
+        _ => Ok(()),
+    }
+}
 
 /// The value of a UI-only key (`view`, `units`) in a query string.
 #[must_use]
@@ -221,6 +240,25 @@ mod tests {
         assert_eq!(i.model, "<script>");
         let keys: Vec<_> = n.iter().map(|n| n.key.as_str()).collect();
         assert_eq!(keys, ["len", "tp", "zzz", "quant"]);
+    }
+
+    #[test]
+    fn a_page_key_the_page_cannot_read_is_said() {
+        let (_, n) = decode("?view=sizing&units=GiB&theme=dark&view=&units=");
+        let said: Vec<_> = n
+            .iter()
+            .map(|n| (n.key.as_str(), n.message.as_str()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("view", "unknown view `sizing`; showing `size` (one of size, quant, budget, scaling, oom, catalog, accuracy)"),
+                ("units", "unknown units `GiB`; showing `gib` (or `gb`)"),
+            ]
+        );
+        for v in VIEW_IDS {
+            assert!(decode(&format!("view={v}&units=gb")).1.is_empty(), "{v}");
+        }
     }
 
     #[test]

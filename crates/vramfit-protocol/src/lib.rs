@@ -202,6 +202,10 @@ pub struct Imported {
     /// The config.json text, read into a `ModelArch` on the page (which needs it; the
     /// worker does not read it too).
     pub config: Option<String>,
+    /// The name of the file the config came from, where it is not `config.json` (a dropped
+    /// `my-model.json`), so that a message about it names that file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_file: Option<String>,
     /// From the safetensors headers.
     pub report: Option<Report>,
     /// Shards read.
@@ -286,6 +290,7 @@ mod tests {
         let imported = Imported {
             name: "m".into(),
             config: Some("{\"a\": 1}".into()),
+            config_file: Some("my-model.json".into()),
             report: None,
             shards: 0,
             index_problems: vec!["p".into()],

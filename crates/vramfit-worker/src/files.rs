@@ -154,7 +154,7 @@ pub async fn import_hub(
 /// The config is read once, on the page, which needs the `ModelArch` (`vramfit-protocol`).
 pub fn assemble(
     name: String,
-    config: Option<String>,
+    config: Option<(String, String)>,
     shards: &Shards,
     index: Option<&[u8]>,
     source: String,
@@ -172,9 +172,14 @@ pub fn assemble(
     if config.is_none() && report.is_none() {
         return Err("no config.json or .safetensors file among the files".into());
     }
+    let (config, config_file) = match config {
+        Some((file, text)) => (Some(text), (file != "config.json").then_some(file)),
+        None => (None, None),
+    };
     Ok(Imported {
         name,
         config,
+        config_file,
         report,
         shards: shards.headers.len(),
         index_problems,
@@ -199,7 +204,7 @@ pub async fn load_files(files: Vec<File>, progress: &dyn Fn(String)) -> Result<I
         if n.ends_with(".index.json") {
             index = Some(read_text(f).await?.into_bytes());
         } else if n.ends_with(".json") && (n == "config.json" || config.is_none()) {
-            config = Some(read_text(f).await?);
+            config = Some((n.clone(), read_text(f).await?));
         } else if !n.ends_with(".safetensors") {
             return Err(format!(
                 "`{n}` is neither a .safetensors file nor a JSON file"

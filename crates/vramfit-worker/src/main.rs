@@ -74,7 +74,7 @@ async fn handle(msg: JsValue) {
         .and_then(|h| {
             files::assemble(
                 repo.clone(),
-                Some(h.config),
+                Some(("config.json".to_string(), h.config)),
                 &h.shards,
                 None,
                 format!("hub:{repo}"),

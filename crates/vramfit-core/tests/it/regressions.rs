@@ -102,3 +102,51 @@ fn a_config_field_present_with_an_unusable_value_is_not_called_missing() {
         assert_eq!(e.to_string(), message, "{field} = {to}");
     }
 }
+
+#[test]
+fn a_config_message_names_the_file_it_came_from() {
+    // A dropped `my-model.json` (the page takes any .json as the config) or a CLI path: the
+    // message names that file, not `config.json`.
+    let e = ModelArch::from_config_str("{\"hidden_size\": 4096,").unwrap_err();
+    let m = e.in_file("my-model.json");
+    assert!(m.starts_with("my-model.json is not valid JSON: "), "{m}");
+    assert!(
+        e.to_string().starts_with("config.json is not valid JSON: "),
+        "{e}"
+    );
+    let e = ModelArch::from_config_str("[1]").unwrap_err();
+    assert_eq!(
+        e.in_file("models/a.json"),
+        "models/a.json must be a JSON object"
+    );
+    let e = ModelArch::from_config_str("{\"hidden_size\": -1}").unwrap_err();
+    assert_eq!(
+        e.in_file("b.json"),
+        "b.json field `hidden_size` is unusable: expected a non-negative integer, got -1"
+    );
+    let e = ModelArch::from_config_str("{}").unwrap_err();
+    assert_eq!(
+        e.in_file("c.json"),
+        "c.json is missing the required field `hidden_size`"
+    );
+}
+
+#[test]
+fn an_unusable_value_under_an_alias_is_named_as_the_config_spells_it() {
+    // GPT-2's config.json (openai-community/gpt2) spells the sizes `n_embd`, `n_layer`,
+    // `n_head`: a broken one is named so, not "missing `hidden_size`", which the file never had.
+    let base = r#"{"architectures":["GPT2LMHeadModel"],"model_type":"gpt2","n_embd":768,
+      "n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257}"#;
+    assert!(ModelArch::from_config_str(base).is_ok());
+    for (field, from, to, message) in [
+        ("n_embd", "768", "-1", "config.json field `n_embd` is unusable: expected a non-negative integer, got -1"),
+        ("n_layer", "12", "\"12\"", "config.json field `n_layer` is unusable: expected a non-negative integer, got a string"),
+        ("n_head", "12", "12.5", "config.json field `n_head` is unusable: expected a non-negative integer, got a decimal number"),
+        ("n_embd", "768", "null", "config.json is missing the required field `hidden_size`"),
+    ] {
+        let text = base.replacen(&format!("\"{field}\":{from}"), &format!("\"{field}\":{to}"), 1);
+        assert_ne!(text, base, "{field}");
+        let e = ModelArch::from_config_str(&text).unwrap_err();
+        assert_eq!(e.to_string(), message, "{field} = {to}");
+    }
+}
