@@ -5,7 +5,7 @@
 `history.pushState`/`replaceState` the page makes (src/state.rs `UrlWrites`, at most one every
 120 ms while inputs change) fetched `icon.svg` once more, and decoding an SVG icon builds an SVG
 document on the renderer's main thread. Measured (CDP `Performance.getMetrics` TaskDuration,
-30 length changes 100–150 ms apart; docs/PERFORMANCE.md, "Issue 19, step 15"): 21.3–24.2 ms of
+30 length changes 100–150 ms apart; docs/PERFORMANCE.md, "Issue 19, step 15"): 21.3–25.9 ms of
 main-thread time per change with `icon.svg` as a file, 19.3–23.5 ms with the same SVG as a
 data: URL, 15.4–16.9 ms with a 32×32 PNG as a data: URL; one icon request per change with
 either file, none with a data: URL. The same re-request is known from other sites

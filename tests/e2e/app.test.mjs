@@ -316,8 +316,10 @@ test('an address write fetches nothing: the tab\'s icon is in the page, not aske
   // Chromium asks for the page's icon again after every same-document navigation
   // (scripts/page_head.py): with icon.svg as a file, each write below fetched it and built an
   // SVG document on the main thread.
+  // A server of its own, whose requests are this page's alone.
+  const own = await startServer();
   const page = await newPage(browser, { serviceWorkers: 'block' });
-  await page.goto(server.url + '/?model=qwen2.5-7b&gpu=h100-sxm');
+  await page.goto(own.url + '/?model=qwen2.5-7b&gpu=h100-sxm');
   await ready(page);
   await page.waitForTimeout(300);
   const icon = await page.evaluate(() => [...document.querySelectorAll('link[rel~="icon"]')].map((l) => l.getAttribute('href')));
@@ -326,16 +328,23 @@ test('an address write fetches nothing: the tab\'s icon is in the page, not aske
   const png = Buffer.from(icon[0].split(',')[1], 'base64');
   assert.equal(png.subarray(1, 4).toString(), 'PNG');
   assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [32, 32]);
+  // Counted by the page and by the server (Playwright's request events leave out a
+  // `/favicon.ico`, which a page without an icon would be asked for).
   const requests = [];
   page.on('request', (r) => requests.push(r.url()));
+  const served = own.stats.requests.length;
   for (const len of [12288, 16384, 20480, 24576]) {
     await page.getByTestId('context-length').fill(String(len));
     await page.waitForFunction((l) => location.search.includes(`len=${l}`), len);
     await page.waitForTimeout(200);
   }
   assert.deepEqual(requests, []);
+  assert.deepEqual(own.stats.requests.slice(served).map((r) => r.url), []);
   assert.deepEqual(page.errors, []);
+  await page.context().close();
+  await own.close();
 });
+
 test('a recompute rewrites only what changed: no element is built again', async () => {
   const page = await newPage(browser);
   await page.goto(server.url + '/?model=qwen2.5-7b&gpu=h100-sxm');

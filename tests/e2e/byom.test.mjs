@@ -116,8 +116,16 @@ test('dropped shards + index + config.json are sized exactly as the CLI sizes th
   const page = await newPage(browser);
   await openByom(page);
   const dir = path.join(tmp, 'qwen');
-  await page.getByTestId('file-input').setInputFiles(fs.readdirSync(dir).map((f) => path.join(dir, f)));
+  // A model folder's other JSON files, ahead of config.json in the drop: not read as the
+  // config, and no error (a whole Hugging Face folder can be dropped).
+  const extra = path.join(tmp, 'extra');
+  fs.mkdirSync(extra, { recursive: true });
+  fs.writeFileSync(path.join(extra, 'generation_config.json'), JSON.stringify({ bos_token_id: 151643, eos_token_id: 151645 }));
+  fs.writeFileSync(path.join(extra, 'tokenizer_config.json'), JSON.stringify({ model_max_length: 131072 }));
+  const others = ['generation_config.json', 'tokenizer_config.json'].map((f) => path.join(extra, f));
+  await page.getByTestId('file-input').setInputFiles([...others, ...fs.readdirSync(dir).map((f) => path.join(dir, f))]);
   await page.getByTestId('compare-catalog').waitFor();
+  assert.equal(await page.getByTestId('file-error').count(), 0);
   const e = cli(['plan', dir, '--gpu', 'h100-sxm', '--max-model-len', '8192']);
   await page.waitForFunction((v) => document.querySelector('[data-testid="weights-per-gpu"]')?.textContent.trim() === v, gib(e.per_gpu.weights_bytes));
   assert.equal(await text(page, 'kv-pool-per-gpu'), gib(e.per_gpu.kv_pool_bytes));

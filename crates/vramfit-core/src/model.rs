@@ -240,11 +240,15 @@ impl ModelArch {
             ConfigError::MissingField(_) => require(root, "vocab_size"),
             bad => Err(bad),
         })?;
-        // Bounded before anything is built per layer (see `check_bounds` for the rest).
+        // Bounded before anything is built per layer (see `check_bounds` for the rest), each
+        // named as the config spells it.
+        let spelled = |concept: Concept| {
+            aliases::find_u64(c, concept).map_or(aliases::row(concept).keys[0], |(k, _)| k)
+        };
         for (field, val, max) in [
-            ("hidden_size", hidden, 1 << 16),
-            ("num_hidden_layers", layers, 1 << 10),
-            ("num_attention_heads", heads, 1 << 10),
+            (spelled(Concept::Hidden), hidden, 1 << 16),
+            (spelled(Concept::Layers), layers, 1 << 10),
+            (spelled(Concept::Heads), heads, 1 << 10),
             ("vocab_size", vocab, 1 << 22),
         ] {
             if val == 0 || val > max {

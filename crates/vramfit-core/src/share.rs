@@ -146,11 +146,21 @@ pub fn decode(query: &str) -> (Inputs, Vec<Notice>) {
         }
         let r = match by_url(&key) {
             Some(row) => i.set(row.field, &val),
-            None if UI_KEYS.contains(&key.as_str()) => ui_value(&key, &val),
+            None if UI_KEYS.contains(&key.as_str()) => Ok(()),
             None => Err("unknown parameter".to_string()),
         };
         if let Err(message) = r {
             notices.push(Notice { key, message });
+        }
+    }
+    // The page's own keys, read as the page reads them ([`ui_param`]: the first usable
+    // occurrence), so that a notice says what the page shows.
+    for key in ["view", "units"] {
+        if let Some(Err(message)) = ui_param(q, key).map(|v| ui_value(key, &v)) {
+            notices.push(Notice {
+                key: key.to_string(),
+                message,
+            });
         }
     }
     (i, notices)
@@ -183,7 +193,7 @@ pub fn ui_param(query: &str, key: &str) -> Option<String> {
         let (k, v) = p.split_once('=')?;
         (decode_component(k) == key)
             .then(|| decode_component(v))
-            .filter(|v| v.len() <= MAX_VALUE_LEN)
+            .filter(|v| v.chars().count() <= MAX_VALUE_LEN)
     })
 }
 
@@ -259,6 +269,18 @@ mod tests {
         for v in VIEW_IDS {
             assert!(decode(&format!("view={v}&units=gb")).1.is_empty(), "{v}");
         }
+        // The page reads a key's first usable occurrence (`ui_param`); the notice is about
+        // that one, never about a later copy the page does not read.
+        assert!(decode("view=quant&view=sizing&units=gb&units=GB")
+            .1
+            .is_empty());
+        let (_, n) = decode("view=sizing&view=quant");
+        assert_eq!(n.len(), 1);
+        assert!(
+            n[0].message.starts_with("unknown view `sizing`"),
+            "{}",
+            n[0].message
+        );
     }
 
     #[test]

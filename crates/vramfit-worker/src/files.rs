@@ -199,12 +199,18 @@ pub async fn load_files(files: Vec<File>, progress: &dyn Fn(String)) -> Result<I
         .collect();
     let total = shards.len();
     let mut read = 0u64;
+    // The config is `config.json` where it is among the files, else the first other JSON
+    // file (a renamed config). The other JSON files of a model folder
+    // (`generation_config.json`, `tokenizer_config.json`, …) are not read.
+    let has_config = files.iter().any(|f| f.name() == "config.json");
     for f in &files {
         let n = f.name();
         if n.ends_with(".index.json") {
             index = Some(read_text(f).await?.into_bytes());
-        } else if n.ends_with(".json") && (n == "config.json" || config.is_none()) {
-            config = Some((n.clone(), read_text(f).await?));
+        } else if n.ends_with(".json") {
+            if n == "config.json" || (!has_config && config.is_none()) {
+                config = Some((n.clone(), read_text(f).await?));
+            }
         } else if !n.ends_with(".safetensors") {
             return Err(format!(
                 "`{n}` is neither a .safetensors file nor a JSON file"

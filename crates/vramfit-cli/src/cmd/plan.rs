@@ -65,12 +65,8 @@ pub fn hub_plan(
         }
     })?;
     let f = &m.fetched;
-    let arch = ModelArch::from_config_str(&f.config).map_err(|e| {
-        usage(format!(
-            "`{}` from the Hugging Face Hub: config.json: {e}",
-            a.model
-        ))
-    })?;
+    let arch = ModelArch::from_config_str(&f.config)
+        .map_err(|e| usage(format!("`{}` from the Hugging Face Hub: {e}", a.model)))?;
     let report = Report::from_headers(&f.headers);
     let mut p = plan::custom_plan(cat, arch.clone(), &a.model, Some(&report), gpu, inputs);
     p.repo_ids = vec![f.repo.id.clone()];

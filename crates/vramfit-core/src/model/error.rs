@@ -22,7 +22,7 @@ pub enum ConfigError {
 
 impl ConfigError {
     /// The message naming the file the text came from (`Display` says `config.json`): a
-    /// dropped `my-model.json` that does not read is "`my-model.json` is not valid JSON".
+    /// dropped `my-model.json` that does not read is "my-model.json is not valid JSON: …".
     pub fn in_file(&self, file: &str) -> String {
         Named(self, file).to_string()
     }

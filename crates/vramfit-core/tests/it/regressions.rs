@@ -143,6 +143,8 @@ fn an_unusable_value_under_an_alias_is_named_as_the_config_spells_it() {
         ("n_layer", "12", "\"12\"", "config.json field `n_layer` is unusable: expected a non-negative integer, got a string"),
         ("n_head", "12", "12.5", "config.json field `n_head` is unusable: expected a non-negative integer, got a decimal number"),
         ("n_embd", "768", "null", "config.json is missing the required field `hidden_size`"),
+        ("n_embd", "768", "0", "config.json field `n_embd` is unusable: 0 is out of range (1..=65536)"),
+        ("n_layer", "12", "4096", "config.json field `n_layer` is unusable: 4096 is out of range (1..=1024)"),
     ] {
         let text = base.replacen(&format!("\"{field}\":{from}"), &format!("\"{field}\":{to}"), 1);
         assert_ne!(text, base, "{field}");
