@@ -164,6 +164,10 @@ test('a shard missing from the folder is named; a broken file gets a precise err
   fs.writeFileSync(path.join(cfgDir, 'my-model.json'), '{"hidden_size": 4096,');
   await page.getByTestId('file-input').setInputFiles([path.join(cfgDir, 'my-model.json'), path.join(dir, 'model-00001-of-00002.safetensors')]);
   await page.waitForFunction(() => /^my-model\.json is not valid JSON: /.test(document.querySelector('[data-testid="file-error"]')?.textContent ?? ''));
+  // A config alone, under another name: the model is called by that file.
+  fs.copyFileSync(path.join(dir, 'config.json'), path.join(cfgDir, 'renamed.json'));
+  await page.getByTestId('file-input').setInputFiles([path.join(cfgDir, 'renamed.json')]);
+  await page.waitForFunction(() => /Your model: renamed\.json/.test(document.querySelector('[data-testid="file-report"]')?.textContent ?? ''));
   assert.deepEqual(page.errors, []);
 });
 

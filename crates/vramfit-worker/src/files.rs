@@ -223,8 +223,14 @@ pub async fn load_files(files: Vec<File>, progress: &dyn Fn(String)) -> Result<I
         read_shards.push(f.name(), h);
         progress(format!("read {} of {total} headers", i + 1));
     }
+    // The first shard's name, else the config's file (`config.json`, or the JSON file taken
+    // as the config).
     let name = shards.first().map_or_else(
-        || "config.json".to_string(),
+        || {
+            config
+                .as_ref()
+                .map_or_else(|| "config.json".to_string(), |(file, _)| file.clone())
+        },
         |f| f.name().trim_end_matches(".safetensors").to_string(),
     );
     assemble(
