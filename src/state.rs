@@ -221,13 +221,9 @@ impl Custom {
         if let Some(r) = &mut model.report {
             r.refresh_ratios();
         }
+        let file = model.config_file.as_deref().unwrap_or("config.json");
         let arch = match &model.config {
-            Some(t) => Some(ModelArch::from_config_str(t).map_err(|e| {
-                model
-                    .config_file
-                    .as_deref()
-                    .map_or_else(|| e.to_string(), |f| e.in_file(f))
-            })?),
+            Some(t) => Some(ModelArch::from_config_str(t).map_err(|e| e.in_file(file))?),
             None => None,
         };
         Ok(Custom { model, arch })

@@ -218,15 +218,7 @@ impl ModelArch {
         // Absent under every spelling of the alias table, or present under one with a value
         // that is no whole number (`-1`, `1e30`, `"4096"`): then named as the config spells
         // it (GPT-2's `n_embd: -1` is "`n_embd` is unusable", not "missing `hidden_size`").
-        let lacks = |concept: Concept| {
-            let keys = aliases::row(concept).keys;
-            let used = keys
-                .iter()
-                .copied()
-                .find(|k| !matches!(c.get(*k), None | Some(Value::Null)))
-                .unwrap_or(keys[0]);
-            read::absent_or_bad(c, used)
-        };
+        let lacks = |concept: Concept| read::absent_or_bad(c, aliases::spelling(c, concept));
         let hidden = rd
             .u64(Concept::Hidden, "hidden")
             .ok_or_else(|| lacks(Concept::Hidden))?;
@@ -242,13 +234,10 @@ impl ModelArch {
         })?;
         // Bounded before anything is built per layer (see `check_bounds` for the rest), each
         // named as the config spells it.
-        let spelled = |concept: Concept| {
-            aliases::find_u64(c, concept).map_or(aliases::row(concept).keys[0], |(k, _)| k)
-        };
         for (field, val, max) in [
-            (spelled(Concept::Hidden), hidden, 1 << 16),
-            (spelled(Concept::Layers), layers, 1 << 10),
-            (spelled(Concept::Heads), heads, 1 << 10),
+            (aliases::spelling(c, Concept::Hidden), hidden, 1 << 16),
+            (aliases::spelling(c, Concept::Layers), layers, 1 << 10),
+            (aliases::spelling(c, Concept::Heads), heads, 1 << 10),
             ("vocab_size", vocab, 1 << 22),
         ] {
             if val == 0 || val > max {

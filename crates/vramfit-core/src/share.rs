@@ -170,8 +170,8 @@ pub fn decode(query: &str) -> (Inputs, Vec<Notice>) {
 pub const UI_KEYS: [&str; 3] = ["view", "units", "theme"];
 
 /// A page key's value the page cannot read, said like an input's: the page then opens "Size
-/// it" (`view`) or shows the default units (`units`). An empty value is the default, unsaid. `theme` is taken as it is: the page
-/// follows the system's light or dark setting.
+/// it" (`view`) or shows the default units (`units`). An empty value is the default, unsaid.
+/// `theme` is taken as it is: the page follows the system's light or dark setting.
 fn ui_value(key: &str, val: &str) -> Result<(), String> {
     match key {
         "view" if !val.is_empty() && !VIEW_IDS.contains(&val) => Err(format!(

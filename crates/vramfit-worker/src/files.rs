@@ -224,12 +224,13 @@ pub async fn load_files(files: Vec<File>, progress: &dyn Fn(String)) -> Result<I
         progress(format!("read {} of {total} headers", i + 1));
     }
     // The first shard's name, else the config's file (`config.json`, or the JSON file taken
-    // as the config).
+    // as the config); with neither, `assemble` refuses the drop.
     let name = shards.first().map_or_else(
         || {
             config
                 .as_ref()
-                .map_or_else(|| "config.json".to_string(), |(file, _)| file.clone())
+                .map(|(file, _)| file.clone())
+                .unwrap_or_default()
         },
         |f| f.name().trim_end_matches(".safetensors").to_string(),
     );

@@ -524,6 +524,19 @@ pub fn find_u64(obj: &Value, concept: Concept) -> Option<(&'static str, u64)> {
         .find_map(|k| super::get_u64(obj, k).map(|v| (*k, v)))
 }
 
+/// How `obj` spells `concept`, for a message about it: the spelling whose value was read, else
+/// the first one present (with a value that is not null), else the table's first.
+#[must_use]
+pub fn spelling(obj: &Value, concept: Concept) -> &'static str {
+    let keys = row(concept).keys;
+    find_u64(obj, concept).map(|(k, _)| k).unwrap_or_else(|| {
+        keys.iter()
+            .copied()
+            .find(|k| !matches!(obj.get(*k), None | Some(Value::Null)))
+            .unwrap_or(keys[0])
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -81,6 +81,22 @@ fn config_json_regressions_never_panic() {
     assert!(n >= 17, "only {n} regression inputs found");
 }
 
+/// `base` reads; each (field, from, to, message): `base` with that field's value `from`
+/// written as `to` is refused with `message`.
+fn broken_one_at_a_time(base: &str, cases: &[(&str, &str, &str, &str)]) {
+    assert!(ModelArch::from_config_str(base).is_ok());
+    for (field, from, to, message) in cases {
+        let text = base.replacen(
+            &format!("\"{field}\":{from}"),
+            &format!("\"{field}\":{to}"),
+            1,
+        );
+        assert_ne!(text, base, "{field}");
+        let e = ModelArch::from_config_str(&text).unwrap_err();
+        assert_eq!(e.to_string(), *message, "{field} = {to}");
+    }
+}
+
 #[test]
 fn a_config_field_present_with_an_unusable_value_is_not_called_missing() {
     // Llama-3.1-8B's config.json with one field broken at a time: present but no whole number
@@ -88,19 +104,13 @@ fn a_config_field_present_with_an_unusable_value_is_not_called_missing() {
     let base = r#"{"architectures":["LlamaForCausalLM"],"hidden_size":4096,
       "intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,
       "num_key_value_heads":8,"vocab_size":128256,"max_position_embeddings":131072}"#;
-    assert!(ModelArch::from_config_str(base).is_ok());
-    for (field, from, to, message) in [
+    broken_one_at_a_time(base, &[
         ("hidden_size", "4096", "-1", "config.json field `hidden_size` is unusable: expected a non-negative integer, got -1"),
         ("num_hidden_layers", "32", "1e30", "config.json field `num_hidden_layers` is unusable: expected a non-negative integer, got a decimal number"),
         ("num_attention_heads", "32", "\"32\"", "config.json field `num_attention_heads` is unusable: expected a non-negative integer, got a string"),
         ("vocab_size", "128256", "-5", "config.json field `vocab_size` is unusable: expected a non-negative integer, got -5"),
         ("hidden_size", "4096", "null", "config.json is missing the required field `hidden_size`"),
-    ] {
-        let text = base.replacen(&format!("\"{field}\":{from}"), &format!("\"{field}\":{to}"), 1);
-        assert_ne!(text, base, "{field}");
-        let e = ModelArch::from_config_str(&text).unwrap_err();
-        assert_eq!(e.to_string(), message, "{field} = {to}");
-    }
+    ]);
 }
 
 #[test]
@@ -137,18 +147,12 @@ fn an_unusable_value_under_an_alias_is_named_as_the_config_spells_it() {
     // `n_head`: a broken one is named so, not "missing `hidden_size`", which the file never had.
     let base = r#"{"architectures":["GPT2LMHeadModel"],"model_type":"gpt2","n_embd":768,
       "n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257}"#;
-    assert!(ModelArch::from_config_str(base).is_ok());
-    for (field, from, to, message) in [
+    broken_one_at_a_time(base, &[
         ("n_embd", "768", "-1", "config.json field `n_embd` is unusable: expected a non-negative integer, got -1"),
         ("n_layer", "12", "\"12\"", "config.json field `n_layer` is unusable: expected a non-negative integer, got a string"),
         ("n_head", "12", "12.5", "config.json field `n_head` is unusable: expected a non-negative integer, got a decimal number"),
         ("n_embd", "768", "null", "config.json is missing the required field `hidden_size`"),
         ("n_embd", "768", "0", "config.json field `n_embd` is unusable: 0 is out of range (1..=65536)"),
         ("n_layer", "12", "4096", "config.json field `n_layer` is unusable: 4096 is out of range (1..=1024)"),
-    ] {
-        let text = base.replacen(&format!("\"{field}\":{from}"), &format!("\"{field}\":{to}"), 1);
-        assert_ne!(text, base, "{field}");
-        let e = ModelArch::from_config_str(&text).unwrap_err();
-        assert_eq!(e.to_string(), message, "{field} = {to}");
-    }
+    ]);
 }
