@@ -68,6 +68,8 @@ pub fn InputsPanel() -> impl IntoView {
     };
     let (gpu_filter, set_gpu_filter) = signal(String::new());
     let (max_price, set_max_price) = signal(Option::<f64>::None);
+    // A cap at or below $0 lists no GPU: it is refused in words, and the list is not cut.
+    let (price_error, set_price_error) = signal(Option::<String>::None);
     let gpu_options = move || {
         let q = gpu_filter.get().to_ascii_lowercase();
         let cap = max_price.get();
@@ -148,7 +150,22 @@ pub fn InputsPanel() -> impl IntoView {
                 </label>
                 <label class="vf-field" title="Only GPUs with a purchase price at or below this">
                     <span>"Max price ($)"</span>
-                    <input type="number" min="0" data-testid="gpu-max-price" on:input=move |ev| set_max_price.set(parse_f64(event_target_value(&ev).trim()).filter(|x| x.is_finite()))/>
+                    <input
+                        type="number"
+                        min="0"
+                        data-testid="gpu-max-price"
+                        aria-invalid=move || price_error.with(Option::is_some).to_string()
+                        on:input=move |ev| {
+                            let v = event_target_value(&ev);
+                            let cap = parse_f64(v.trim()).filter(|x| x.is_finite());
+                            set_price_error.set(
+                                cap.filter(|x| *x <= 0.0)
+                                    .map(|_| format!("a price cap must be above $0; got {}", v.trim())),
+                            );
+                            set_max_price.set(cap.filter(|x| *x > 0.0));
+                        }
+                    />
+                    {move || price_error.get().map(|e| view! { <span class="vf-field-error" role="alert" data-testid="gpu-max-price-error">{e}</span> })}
                 </label>
             </div>
             <label class="vf-field" title="Memory is what CUDA reports on this GPU">

@@ -411,6 +411,15 @@ test('the GPU list filters by vendor, memory and price', async () => {
   const cheap = await page.getByTestId('gpu').locator('option').evaluateAll((o) => o.map((x) => x.value));
   assert.ok(cheap.includes('rtx-4090') || cheap.includes('rtx-3090'), cheap.join(','));
   assert.ok(!cheap.includes('b200'));
+  // A cap at or below $0 would list no GPU: it is refused in words and cuts nothing.
+  for (const bad of ['0', '-1']) {
+    await page.getByTestId('gpu-max-price').fill(bad);
+    assert.equal(await text(page, 'gpu-max-price-error'), `a price cap must be above $0; got ${bad}`);
+    const all = await page.getByTestId('gpu').locator('option').evaluateAll((o) => o.map((x) => x.value));
+    assert.ok(all.includes('b200') && all.includes('rtx-4090'), all.join(','));
+  }
+  await page.getByTestId('gpu-max-price').fill('3000');
+  assert.equal(await page.getByTestId('gpu-max-price-error').count(), 0);
   assert.deepEqual(page.errors, []);
 });
 

@@ -65,6 +65,12 @@
 //!   checkpoint does not have ("Cannot find the config file for awq",
 //!   `vllm/model_executor/model_loader/weight_utils.py`). The catalog's checkpoints in the
 //!   flag's format are named (`quantized_repos`).
+//! - `unknown_quantization_method`: a `--quantization` value the engine has no method of.
+//!   vLLM stops at start with "Unknown quantization method: …" (`vllm/config/model.py`
+//!   `_verify_quantization`), SGLang's argparse with "invalid choice"
+//!   (`python/sglang/srt/server_args.py` `QUANTIZATION_CHOICES`); the lists, with the
+//!   snapshots they come from, are in `checks.rs`. vramfit's own format spellings (`int4`,
+//!   `awq-int4`) are not engine methods.
 //! - `tp_does_not_divide_heads`, `invalid_layout`, `tp_across_nodes`: the layout rules of
 //!   [`crate::layout::layout_problem`] and [`crate::layout::ep_problem`].
 //! - `engine_version_not_modelled` (a warning): a `vllm/vllm-openai:vX.Y` image whose version

@@ -139,6 +139,14 @@ impl Engine {
         }
     }
 
+    /// Whether the engine refuses a request longer than its context length (the sources are
+    /// in `plan/features.rs` `too_long`): vLLM, SGLang and TensorRT-LLM; transformers runs
+    /// past the trained length, and llama.cpp's limit is each slot's share of `--ctx-size`.
+    #[must_use]
+    pub fn refuses_long_requests(self) -> bool {
+        matches!(self, Self::Vllm { .. } | Self::Sglang | Self::TrtLlm)
+    }
+
     /// KV block size in tokens.
     #[must_use]
     pub fn default_block_size(self) -> u64 {

@@ -185,6 +185,10 @@ pub struct Plan {
     pub repo_ids: Vec<String>,
     /// Workload tokens per request (prompt + output).
     pub workload_tokens: u64,
+    /// Tokens each request's images, videos and audio add to its prompt (explicit
+    /// multimodal limits, `sizing/mm.rs` `per_request`); 0 otherwise. A request holds
+    /// `workload_tokens + media_tokens` ([`crate::sizing::Scenario::request_tokens`]).
+    pub media_tokens: u64,
     /// Engine used.
     pub engine: String,
     /// TP of the answer.
@@ -714,7 +718,7 @@ pub fn plan_arch_with(
         });
     }
     warnings.extend(features::feature_warnings(&sc, inputs));
-    if let Some(w) = features::too_long(inputs, est.max_model_len) {
+    if let Some(w) = features::too_long(&sc, est.max_model_len) {
         warnings.push(w);
     }
     let budget = f(est.budget_bytes);
@@ -727,7 +731,11 @@ pub fn plan_arch_with(
     Plan {
         kv_dtype: inputs.flags.kv_dtype,
         repo_ids: Vec::new(),
-        workload_tokens: inputs.workload.prompt_tokens + inputs.workload.output_tokens,
+        workload_tokens: inputs
+            .workload
+            .prompt_tokens
+            .saturating_add(inputs.workload.output_tokens),
+        media_tokens: crate::sizing::mm::per_request(&sc).0,
         model_id,
         model_name,
         gpu_id: gpu.id.clone(),

@@ -91,7 +91,7 @@ pub const SAMPLER_COPIES_V11: f64 = 9.3;
 pub const NON_TORCH_TP1_GIB: f64 = 0.25;
 /// Non-torch at world size > 1, constant part, GiB (v0.19 logs: 2.07–2.09 at TP2, 2.21 at TP4).
 pub const NON_TORCH_MULTI_GIB: f64 = 1.93;
-/// Non-torch at world size > 1, per rank, GiB.
+/// Non-torch at world size > 1, per rank of the TP group, GiB (`sizing/estimate.rs`).
 pub const NON_TORCH_PER_RANK_GIB: f64 = 0.07;
 /// CUDA context before profiling, TP1, GiB ("init non-torch" in v0.19 logs: 0.51).
 pub const CUDA_CONTEXT_GIB: f64 = 0.51;
@@ -159,6 +159,20 @@ impl Scenario {
             draft_model: None,
             draft_repo: String::new(),
         }
+    }
+
+    /// The tokens one request of the workload holds in the KV cache: its prompt, the tokens
+    /// its images, videos and audio add to the prompt (explicit multimodal limits,
+    /// [`mm::per_request`]), and its output. vLLM checks the prompt with those tokens
+    /// against the length ("Make sure that `max_model_len` is no smaller than the number of
+    /// text tokens plus multimodal tokens", `vllm/v1/engine/processor.py`
+    /// `_validate_model_input`).
+    #[must_use]
+    pub fn request_tokens(&self) -> u64 {
+        self.workload
+            .prompt_tokens
+            .saturating_add(mm::per_request(self).0)
+            .saturating_add(self.workload.output_tokens)
     }
 
     /// The effective `max_model_len` (at least 1).

@@ -72,13 +72,25 @@ pub struct Speed {
 /// The traffic of a scenario's workload at a load: its lengths and its prefix-cache hit rate.
 #[must_use]
 pub fn traffic(s: &Scenario, load: Load) -> Traffic {
+    // With explicit multimodal limits each request carries their items' tokens too.
+    let input = s
+        .workload
+        .prompt_tokens
+        .saturating_add(crate::sizing::mm::per_request(s).0);
+    let output = s.workload.output_tokens.max(1);
+    // A request longer than the context length is refused by the engines that serve
+    // (`Engine::refuses_long_requests`; the plan warns): the speed counts it cut to the
+    // length, as the KV cache's figures do (`sizing/estimate.rs`), output first.
+    let (input, output) = if s.flags.engine.refuses_long_requests() {
+        let len = s.model_len();
+        let output = output.min(len);
+        (input.min(len - output).max(1), output)
+    } else {
+        (input, output)
+    };
     Traffic {
-        // With explicit multimodal limits each request carries their items' tokens too.
-        input: s
-            .workload
-            .prompt_tokens
-            .saturating_add(crate::sizing::mm::per_request(s).0),
-        output: s.workload.output_tokens.max(1),
+        input,
+        output,
         load,
         // `--no-enable-prefix-caching` (SGLang `--disable-radix-cache`): nothing is reused.
         prefix_hit: if s.flags.features.no_prefix_caching {
@@ -220,7 +232,7 @@ pub fn scaling_curve(
             sc.tensor_parallel_size = tp;
             sc.pipeline_parallel_size = pp;
             if let Load::MaxLoad = load {
-                let need = sc.workload.prompt_tokens + sc.workload.output_tokens;
+                let need = sc.request_tokens();
                 sc.flags.max_model_len = Some(sc.flags.max_model_len.unwrap_or(need).max(need));
             }
             let (e, r) = replica(&sc, gpu, link);

@@ -390,7 +390,7 @@ fn racks(
                 Some(format!(
                     "one node draws {} kW; the rack cap is {} kW",
                     fmt_num(kw, 1),
-                    fmt_num(cap, 1)
+                    fmt_kw_cap(cap)
                 )),
             )
         }
@@ -489,7 +489,7 @@ fn option(cat: &Catalog, inputs: &Inputs, t: &Terms, g: &Gpu, p: &Platform) -> B
         (Some(cap), Some(kw)) if kw > cap => why.push(format!(
             "draws {} kW at load; the cap is {} kW",
             fmt_num(kw, 1),
-            fmt_num(cap, 1)
+            fmt_kw_cap(cap)
         )),
         (Some(_), None) => why.push("no power figure to check against the cap".into()),
         _ => {}
@@ -561,6 +561,12 @@ fn option(cat: &Catalog, inputs: &Inputs, t: &Terms, g: &Gpu, p: &Platform) -> B
         prices_dated: dated,
         unit,
     }
+}
+
+/// A power cap as the user set it: one decimal, two below 1 kW (the caps go down to
+/// 0.01 kW, which one decimal would show as "0.0 kW").
+fn fmt_kw_cap(cap: f64) -> String {
+    fmt_num(cap, if cap < 1.0 { 2 } else { 1 })
 }
 
 #[cfg(test)]

@@ -98,6 +98,8 @@ pub(super) fn run(
     pool(c, p, &mut out);
     visible(c, p, &mut out);
     features(c, arch, &mut out);
+    // A flag another check already names (an unknown `--quantization`) is not listed again.
+    let named: Vec<&String> = out.iter().flat_map(|c| &c.flags).collect();
     let memory: Vec<String> = c
         .unmodelled
         .iter()
@@ -106,6 +108,7 @@ pub(super) fn run(
             Some(v) => format!("{} {v}", u.flag),
             None => u.flag.clone(),
         })
+        .filter(|f| !named.contains(&f))
         .collect();
     if !memory.is_empty() {
         out.push(Check {
@@ -272,12 +275,131 @@ fn version(c: &Command, out: &mut Vec<Check>) {
     }
 }
 
+/// vLLM's `--quantization` methods: `QuantizationMethods` in
+/// `vllm/model_executor/layers/quantization/__init__.py`, the union of two snapshots
+/// (0034007, spring 2025, and 05d9095, the newest stored): a name one release dropped is
+/// not called unknown. vLLM refuses any other name at start ("Unknown quantization method:
+/// … Must be one of […]", `vllm/config/model.py` `_verify_quantization`).
+const VLLM_METHODS: [&str; 35] = [
+    "aqlm",
+    "auto-round",
+    "awq",
+    "awq_marlin",
+    "bitblas",
+    "bitsandbytes",
+    "compressed-tensors",
+    "cpu_awq",
+    "deepgemm_fp8",
+    "deepspeedfp",
+    "experts_int8",
+    "fbgemm_fp8",
+    "fp8",
+    "fp_quant",
+    "gguf",
+    "gptq",
+    "gptq_bitblas",
+    "gptq_marlin",
+    "gptq_marlin_24",
+    "hqq",
+    "inc",
+    "ipex",
+    "marlin",
+    "modelopt",
+    "modelopt_fp4",
+    "moe_wna16",
+    "mxfp4",
+    "mxfp8",
+    "neuron_quant",
+    "petit_nvfp4",
+    "ptpc_fp8",
+    "qqq",
+    "quark",
+    "torchao",
+    "tpu_int8",
+];
+
+/// SGLang's `--quantization` choices (`QUANTIZATION_CHOICES`, `python/sglang/srt/
+/// server_args.py`, an argparse `choices` list: any other name stops with "invalid
+/// choice"), the newest stored list with `qoq` (an older release's) and `blockwise_int8`
+/// (its `BASE_QUANTIZATION_METHODS`).
+const SGLANG_METHODS: [&str; 34] = [
+    "auto-round",
+    "auto-round-int8",
+    "awq",
+    "awq_marlin",
+    "bitsandbytes",
+    "blockwise_int8",
+    "compressed-tensors",
+    "fp8",
+    "gguf",
+    "gptq",
+    "gptq_marlin",
+    "humming",
+    "marlin",
+    "mlx_q4",
+    "mlx_q8",
+    "modelopt",
+    "modelopt_fp4",
+    "modelopt_fp8",
+    "modelopt_mixed",
+    "modelslim",
+    "moe_wna16",
+    "mxfp4",
+    "mxfp8",
+    "mxfp_w4a8",
+    "nvfp4_online",
+    "petit_nvfp4",
+    "qoq",
+    "quark",
+    "quark_int4fp8_moe",
+    "quark_mxfp4",
+    "unquant",
+    "w4afp8",
+    "w8a8_fp8",
+    "w8a8_int8",
+];
+
+/// A `--quantization` value the engine has no method of: it does not start.
+fn unknown_method(c: &Command, method: &str, flag: &str) -> Option<Check> {
+    let (known, refusal, source): (&[&str], String, &str) = match c.engine {
+        Engine::Vllm { .. } => (
+            &VLLM_METHODS,
+            format!("\"Unknown quantization method: {method}\""),
+            "`vllm/config/model.py` `_verify_quantization`",
+        ),
+        Engine::Sglang => (
+            &SGLANG_METHODS,
+            format!("\"argument --quantization: invalid choice: '{method}'\""),
+            "`python/sglang/srt/server_args.py`",
+        ),
+        _ => return None,
+    };
+    if known.contains(&method) {
+        return None;
+    }
+    let near = crate::catalog::Catalog::closest(known.iter().copied(), method, 3);
+    Some(Check {
+        id: "unknown_quantization_method",
+        flags: vec![flag.to_string()],
+        message: format!(
+            "{} has no quantization method `{method}` and stops at start with {refusal} ({source}). Closest methods: {}. A quantized checkpoint needs no flag: the engine reads the method from its config.json",
+            c.engine.name(),
+            near.join(", ")
+        ),
+        severity: Severity::WillNotStart,
+    })
+}
+
 fn quantization(c: &Command, m: &ModelMatch<'_>, checkpoint: WeightFormat, out: &mut Vec<Check>) {
     let Some(method) = c.quantization.as_deref() else {
         return;
     };
     let engine = c.engine.name();
     let flag = written(c, Field::Format).unwrap_or_else(|| format!("--quantization {method}"));
+    if let Some(check) = unknown_method(c, method, &flag) {
+        out.push(check);
+        return;
+    }
     let wanted = format_of(method);
     let repo = &c.model;
     let name = &m.model.name;

@@ -570,3 +570,57 @@ fn a_flag_whose_dashes_became_a_typographic_dash_is_named_not_ignored() {
         Err(CommandError::UnknownModel { .. })
     ));
 }
+
+#[test]
+fn a_quantization_method_the_engine_lacks_does_not_start() {
+    // vLLM: "Unknown quantization method: bogus. Must be one of […]" (`vllm/config/model.py`
+    // `_verify_quantization`); before, the command "started", the word listed as not
+    // modelled.
+    let c = on(
+        "h100-sxm",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --quantization bogus",
+    );
+    assert_eq!(ids(&c), ["unknown_quantization_method"]);
+    assert_eq!(c.checks[0].flags, ["--quantization bogus"]);
+    assert!(!c.starts());
+    assert!(
+        c.checks[0]
+            .message
+            .starts_with("vLLM has no quantization method `bogus`"),
+        "{}",
+        c.checks[0].message
+    );
+    // A spelling vramfit reads as a format but vLLM does not take (`int4`): refused too,
+    // with the methods nearest to it.
+    let c = on(
+        "h100-sxm",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct -q awq-int4",
+    );
+    assert_eq!(ids(&c), ["unknown_quantization_method"]);
+    assert!(
+        c.checks[0].message.contains("Closest methods: awq"),
+        "{}",
+        c.checks[0].message
+    );
+    // SGLang's argparse `choices`: `experts_int8` is vLLM's, not SGLang's.
+    let c = on(
+        "h100-sxm",
+        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --quantization experts_int8",
+    );
+    assert_eq!(ids(&c), ["unknown_quantization_method"]);
+    assert!(
+        c.checks[0].message.contains("invalid choice"),
+        "{}",
+        c.checks[0].message
+    );
+    // Every method either engine lists is known to it: no such check (bitsandbytes on a
+    // bf16 checkpoint quantizes at load; `w8a8_int8` is SGLang's).
+    for text in [
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --quantization bitsandbytes",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --quantization=fp8",
+        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --quantization w8a8_int8",
+    ] {
+        let c = on("h100-sxm", text);
+        assert!(!ids(&c).contains(&"unknown_quantization_method"), "{text}: {:?}", c.checks);
+    }
+}

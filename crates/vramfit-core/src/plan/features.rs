@@ -104,27 +104,46 @@ pub(super) fn feature_warnings(s: &Scenario, inputs: &Inputs) -> Vec<String> {
 /// refuses them too since context shift is off by default (ggml-org/llama.cpp#15416), but
 /// its limit is each slot's share of `--ctx-size`, which this check does not read: no
 /// warning for either here.
-pub(super) fn too_long(inputs: &Inputs, max_model_len: u64) -> Option<String> {
+pub(super) fn too_long(s: &Scenario, max_model_len: u64) -> Option<String> {
     use crate::engine::Engine;
-    let w = &inputs.workload;
-    let asked = w.prompt_tokens.saturating_add(w.output_tokens);
-    let engine = inputs.flags.engine;
-    let serves = matches!(
-        engine,
-        Engine::Vllm { .. } | Engine::Sglang | Engine::TrtLlm
-    );
+    use crate::sizing::mm::Modality;
+    use crate::units::fmt_count;
+    let w = &s.workload;
+    let asked = s.request_tokens();
+    let engine = s.flags.engine;
     // SGLang refuses a request that reaches the length; the others one that passes it.
     let over = if engine == Engine::Sglang {
         asked >= max_model_len
     } else {
         asked > max_model_len
     };
-    (serves && over).then(|| {
+    // The tokens the images, videos and audio add (explicit multimodal limits).
+    let media: String = crate::sizing::mm::sent(s)
+        .iter()
+        .map(|&(it, n)| {
+            let what = match (it.modality, n) {
+                (Modality::Image, 1) => "image",
+                (Modality::Image, _) => "images",
+                (Modality::Video, 1) => "video",
+                (Modality::Video, _) => "videos",
+                (Modality::Audio, 1) => "audio clip",
+                (Modality::Audio, _) => "audio clips",
+            };
+            format!(
+                " + {} from {n} {what}",
+                fmt_count(n.saturating_mul(it.dummy_tokens))
+            )
+        })
+        .collect();
+    (engine.refuses_long_requests() && over).then(|| {
         format!(
-            "requests of {asked} tokens ({} prompt + {} output) are longer than the context length of {max_model_len} tokens: {} refuses them; the KV cache's figures count requests of {max_model_len} tokens",
-            w.prompt_tokens,
-            w.output_tokens,
-            engine.name()
+            "requests of {} tokens ({} prompt{media} + {} output) are longer than the context length of {} tokens: {} refuses them; the KV cache's figures and the speed count requests of {} tokens",
+            fmt_count(asked),
+            fmt_count(w.prompt_tokens),
+            fmt_count(w.output_tokens),
+            fmt_count(max_model_len),
+            engine.name(),
+            fmt_count(max_model_len),
         )
     })
 }

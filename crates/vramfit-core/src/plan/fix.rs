@@ -464,8 +464,7 @@ pub fn repair(
     }
     // The longest length that fits, if it still holds one request of the workload (a
     // shorter `--max-model-len` starts, but vLLM rejects every request).
-    let w = &inputs.workload;
-    let workload_len = w.prompt_tokens.saturating_add(w.output_tokens).max(1);
+    let workload_len = s.scenario.request_tokens().max(1);
     let longest = |st: &Settled| {
         let e = &st.estimate;
         (e.fit == Fit::KvTooSmall && e.max_model_len_fit >= workload_len)
@@ -530,11 +529,8 @@ pub fn repair(
     if out.is_empty() {
         // The fewest-GPU layout that holds the workload's own length, at the longest
         // length that fits there.
-        let w = &inputs.workload;
         let short = Fix {
-            max_model_len: Some(
-                (w.prompt_tokens + w.output_tokens).clamp(1, s.scenario.model_len()),
-            ),
+            max_model_len: Some(s.scenario.request_tokens().clamp(1, s.scenario.model_len())),
             ..Fix::default()
         };
         let st = a.settle_auto(&corr.and(short));

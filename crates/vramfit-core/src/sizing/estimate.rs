@@ -22,7 +22,9 @@
 //!   `max_num_batched_tokens = 8192` and `max_num_seqs = 1024`; below, 2048 and 256.
 //! - **Non-torch increase** during profiling (NCCL communicators, custom all-reduce buffers):
 //!   [`NON_TORCH_TP1_GIB`] at world size 1; [`NON_TORCH_MULTI_GIB`] + [`NON_TORCH_PER_RANK_GIB`]
-//!   × world size above (NCCL's per-peer channel buffers grow with the ranks).
+//!   × TP size above (NCCL's per-peer channel buffers grow with the ranks a rank connects
+//!   to: all of its TP group for the all-reduce, only its two neighbours for PP's sends; the
+//!   logs are all PP 1, so a PP > 1 layout's share is not validated).
 //! - **CUDA context** (~0.5 GiB at TP1, ~1.5 GiB with NCCL) exists before profiling and is not
 //!   charged to the budget, but nvidia-smi shows it. **CUDA graphs** are captured after KV
 //!   sizing (v0.19 default), also outside the budget: [`CUDA_GRAPH_BASE_GIB`] +
@@ -396,7 +398,12 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
                     0.13
                 }
             } else {
-                NON_TORCH_MULTI_GIB + NON_TORCH_PER_RANK_GIB * f(world)
+                // The per-rank term follows the TP group, whose all-reduce connects every
+                // rank to every other; a pipeline stage sends only to its two neighbours
+                // (NCCL connects peers on first use), so PP adds no per-rank share. The
+                // logs behind the constants are all PP 1 (world = TP); at TP 128 × PP 128
+                // the world's 16,384 ranks read 1,149 GiB of NCCL buffers per GPU.
+                NON_TORCH_MULTI_GIB + NON_TORCH_PER_RANK_GIB * f(tp)
             };
             let layers_stage = m.layers.div_ceil(s.pipeline_parallel_size.max(1));
             let moe_factor = if m.moe.is_some() { 1.3 } else { 1.0 };
@@ -544,11 +551,8 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     // A speculating request holds `2k + 1` slots past its tokens (lookahead and drafts).
     let ahead = draft.map_or(0, |d| d.lookahead + d.tokens + 1);
     // With explicit multimodal limits each request carries its items' tokens too.
-    let ahead = ahead.saturating_add(super::mm::per_request(s).0);
     let workload_len = s
-        .workload
-        .prompt_tokens
-        .saturating_add(s.workload.output_tokens)
+        .request_tokens()
         .saturating_add(ahead)
         .clamp(1, max_model_len);
     let wl_blocks = blocks_for(workload_len);
@@ -591,11 +595,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         },
         // The length the concurrency counts: a request longer than the context length is
         // cut to it here, and refused by the engine (the plan's warning, `plan::too_long`).
-        workload_tokens: s
-            .workload
-            .prompt_tokens
-            .saturating_add(s.workload.output_tokens)
-            .min(max_model_len),
+        workload_tokens: s.request_tokens().min(max_model_len),
         users: s.workload.users,
         refusal,
         engine: s.flags.engine,

@@ -363,10 +363,7 @@ pub(super) fn estimate(s: &Scenario, gpu_total_bytes: u64, warnings: Warnings) -
         conc: slots_fitting,
         util: 1.0,
         model_len: s.model_len(),
-        workload_tokens: s
-            .workload
-            .prompt_tokens
-            .wrapping_add(s.workload.output_tokens),
+        workload_tokens: s.request_tokens(),
         users: s.workload.users,
         refusal,
         engine: s.flags.engine,

@@ -296,27 +296,40 @@ pub fn reservation(s: &Scenario, max_num_batched_tokens: u64, max_num_seqs: u64)
 /// are vLLM's defaults (999: a maximum, not a use) or the model reads text only.
 #[must_use]
 pub fn per_request(s: &Scenario) -> (u64, f64) {
+    let tower = crate::units::real(s.model.extra_params);
+    sent(s)
+        .iter()
+        .fold((0u64, 0.0), |(tokens, flops), &(it, n)| {
+            (
+                tokens.saturating_add(n.saturating_mul(it.dummy_tokens)),
+                flops + crate::units::real(n) * crate::units::real(it.patches) * 2.0 * tower,
+            )
+        })
+}
+
+/// The items each request sends under explicit limits, with how many of each (empty when
+/// [`per_request`] counts nothing).
+#[must_use]
+pub fn sent(s: &Scenario) -> Vec<(Item, u64)> {
     let Some(v) = s.model.vision else {
-        return (0, 0.0);
+        return Vec::new();
     };
     if text_only(s) {
-        return (0, 0.0);
+        return Vec::new();
     }
     let mm = s.flags.features.mm;
-    let tower = crate::units::real(s.model.extra_params);
-    let mut tokens = 0u64;
-    let mut flops = 0.0;
-    for it in items(&v, s) {
-        let n = match it.modality {
-            Modality::Image => mm.images,
-            Modality::Video => mm.videos,
-            Modality::Audio => mm.audios,
-        }
-        .unwrap_or(0);
-        tokens = tokens.saturating_add(n.saturating_mul(it.dummy_tokens));
-        flops += crate::units::real(n) * crate::units::real(it.patches) * 2.0 * tower;
-    }
-    (tokens, flops)
+    items(&v, s)
+        .into_iter()
+        .filter_map(|it| {
+            let n = match it.modality {
+                Modality::Image => mm.images,
+                Modality::Video => mm.videos,
+                Modality::Audio => mm.audios,
+            }
+            .unwrap_or(0);
+            (n > 0).then_some((it, n))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use vramfit_core::catalog::Catalog;
 use vramfit_core::dtype::{KvDtype, WeightFormat};
+use vramfit_core::inputs::Field;
 use vramfit_core::sizing::{estimate_bytes, weights_per_gpu, Engine, Fit, Scenario, GIB};
 
 use crate::support::arch;
@@ -339,6 +340,61 @@ fn a_time_to_first_token_target_widens_the_layout() {
 }
 
 #[test]
+fn a_request_holds_its_images_tokens_in_the_count_the_warning_and_the_speed() {
+    // Qwen2.5-VL-7B-Instruct on an H100 with `--limit-mm-per-prompt '{"image": 4}'`: each
+    // image at the processor's `max_pixels` 12,845,056 is 12,845,056 / (28 × 28) = 16,384
+    // tokens (14-pixel patches merged 2 × 2), so a request of 1,024 prompt + 256 output
+    // tokens holds 1,024 + 4 × 16,384 + 256 = 66,816 tokens, ⌈66,816 / 16⌉ = 4,176 blocks.
+    // vLLM checks "text tokens plus multimodal tokens" against the length
+    // (`vllm/v1/engine/processor.py` `_validate_model_input`). Before, the verdict said
+    // "requests of 1280 tokens" beside a count made at 66,816.
+    use vramfit_core::plan::{plan, Inputs};
+    let cat = Catalog::bundled();
+    let mut i = Inputs {
+        model: "qwen2.5-vl-7b".into(),
+        gpu: "h100-sxm".into(),
+        ..Inputs::default()
+    };
+    // The model's own length (the page's default is 8,192).
+    i.flags.max_model_len = None;
+    i.flags.features.mm.images = Some(4);
+    let p = plan(&cat, &i).unwrap();
+    assert_eq!(p.media_tokens, 65_536);
+    assert_eq!(p.workload_tokens, 1_280);
+    assert_eq!(p.counted_tokens(), 66_816);
+    let e = &p.estimate;
+    let conc = e.kv_blocks as f64 / 4_176.0;
+    assert!((e.max_concurrency_workload - conc).abs() < 1e-9);
+    assert!(
+        p.verdict.ends_with(&format!(
+            "holds {conc:.1} concurrent requests of 66816 tokens"
+        )),
+        "{}",
+        p.verdict
+    );
+    assert!(!p
+        .warnings
+        .iter()
+        .any(|x| x.contains("longer than the context")));
+    // 64 images: 1,024 + 64 × 16,384 + 256 = 1,049,856 tokens, past the 128,000 of the
+    // model's `max_position_embeddings`: refused, said so, and counted at 128,000 tokens,
+    // for the speed too (before, no warning, and a decode speed of 0.0 tok/s).
+    i.flags.features.mm.images = Some(64);
+    let p = plan(&cat, &i).unwrap();
+    assert_eq!(p.counted_tokens(), 128_000);
+    let w = "requests of 1,049,856 tokens (1,024 prompt + 1,048,576 from 64 images + 256 output) are longer than the context length of 128,000 tokens: vLLM refuses them; the KV cache's figures and the speed count requests of 128,000 tokens";
+    assert!(p.warnings.iter().any(|x| x == w), "{:?}", p.warnings);
+    let run = p.run.as_ref().unwrap();
+    assert!(run.speed.decode_tokens_per_s_per_user > 0.0);
+    // Cut to the length, the request is the same as one of 127,744 prompt tokens (the
+    // output kept) with no more images than fit: its time to first token is a prefill of
+    // about 128k tokens, longer than the 4-image request's 66,816.
+    i.flags.features.mm.images = Some(4);
+    let four = plan(&cat, &i).unwrap();
+    assert!(run.speed.ttft_s > four.run.as_ref().unwrap().speed.ttft_s);
+}
+
+#[test]
 fn requests_longer_than_the_context_are_counted_at_it_and_warned() {
     // Llama-3.1-8B on an H100 at `--max-model-len 512`, with the default workload of 1,024
     // prompt + 256 output tokens: vLLM refuses each such request (HTTP 400, "This model's
@@ -373,7 +429,7 @@ fn requests_longer_than_the_context_are_counted_at_it_and_warned() {
         p.verdict
     );
     assert_eq!(p.counted_tokens(), 512);
-    let w = "requests of 1280 tokens (1024 prompt + 256 output) are longer than the context length of 512 tokens: vLLM refuses them; the KV cache's figures count requests of 512 tokens";
+    let w = "requests of 1,280 tokens (1,024 prompt + 256 output) are longer than the context length of 512 tokens: vLLM refuses them; the KV cache's figures and the speed count requests of 512 tokens";
     assert!(p.warnings.iter().any(|x| x == w), "{:?}", p.warnings);
     // Exactly the context length: vLLM takes it (prompt + output > length is refused),
     // SGLang does not (≥).
@@ -462,4 +518,32 @@ fn a_set_kv_size_larger_than_the_gpu_names_itself_as_the_cause() {
         format!("fits with a {} KV cache", fmt_gib(room))
     );
     assert!(plan(&cat, &f.apply(&i)).unwrap().estimate.fit.starts());
+}
+
+#[test]
+fn nccl_memory_follows_the_tp_group_not_the_world() {
+    // vLLM 0.19's non-torch increase at world size > 1: 1.93 GiB + 0.07 GiB per rank of the
+    // TP group (logs: 2.07–2.09 GiB at TP 2, 2.21 at TP 4; all at PP 1). A pipeline stage
+    // sends only to its neighbours, so Llama 3.1 8B at TP 8 × PP 4 holds 1.93 + 8 × 0.07 =
+    // 2.49 GiB, as at TP 8 × PP 1; before, 1.93 + 32 × 0.07 = 4.17 GiB, and at TP 128 ×
+    // PP 128 1,148.81 GiB per GPU.
+    use vramfit_core::plan::{plan, Inputs};
+    let cat = Catalog::bundled();
+    // Truncated to whole bytes, as the estimate does.
+    let gib = |x: f64| (x * (1u64 << 30) as f64) as u64;
+    let at = |tp: &str, pp: &str| {
+        let mut i = Inputs {
+            model: "llama-3.1-8b".into(),
+            gpu: "h100-sxm".into(),
+            ..Inputs::default()
+        };
+        i.set(Field::TensorParallelSize, tp).unwrap();
+        i.set(Field::PipelineParallelSize, pp).unwrap();
+        plan(&cat, &i).unwrap().estimate.non_torch_bytes
+    };
+    assert_eq!(at("8", "4"), gib(1.93 + 8.0 * 0.07));
+    assert_eq!(at("8", "1"), gib(1.93 + 8.0 * 0.07));
+    assert_eq!(at("2", "1"), gib(1.93 + 2.0 * 0.07));
+    assert_eq!(at("1", "2"), gib(1.93 + 0.07));
+    assert_eq!(at("128", "128"), gib(1.93 + 128.0 * 0.07));
 }
