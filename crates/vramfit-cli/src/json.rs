@@ -29,6 +29,12 @@ pub struct PlanJson<'a> {
     pub gpu_notice: Option<String>,
     pub format: &'a str,
     pub engine: &'a str,
+    /// Tokens each request's images, videos and audio add to its prompt (explicit
+    /// multimodal limits; 0 otherwise).
+    pub media_tokens: u64,
+    /// The tokens of one request as the KV figures and the speed count them: prompt, media
+    /// and output, cut to the context length where the engine refuses longer requests.
+    pub counted_tokens: u64,
     pub tensor_parallel_size: u64,
     pub pipeline_parallel_size: u64,
     /// Whether vramfit chose the layout (no `--tensor-parallel-size` / `--pipeline-parallel-size`).
@@ -179,6 +185,8 @@ pub fn plan_json(p: &Plan) -> PlanJson<'_> {
         gpu_notice: None,
         format: p.format.id(),
         engine: &p.engine,
+        media_tokens: p.media_tokens,
+        counted_tokens: p.counted_tokens(),
         tensor_parallel_size: p.tensor_parallel_size,
         pipeline_parallel_size: p.pipeline_parallel_size,
         layout_auto: p.layout_auto,

@@ -236,9 +236,9 @@ fn all(compare_file: Option<&str>) -> Res<()> {
             for gpu in &cat.gpus {
                 for tp in [1, 2, 4, 8] {
                     s.tensor_parallel_size = tp;
-                    let (_, r) = vramfit_core::throughput::replica(&s, gpu, Link::Own);
+                    let (e, r) = vramfit_core::throughput::replica(&s, gpu, Link::Own);
                     for &load in &loads {
-                        let t = vramfit_core::throughput::traffic(&s, load);
+                        let t = vramfit_core::throughput::traffic(&s, &e, load);
                         black_box(serve(black_box(&r), &FITTED, &t));
                         n += 1;
                     }

@@ -360,11 +360,11 @@ pub fn replica_load(w: &crate::inputs::Workload, replicas: u64) -> Load {
 /// share the workload ([`replica_load`]), with the shipped constants.
 #[must_use]
 pub fn operating_point(s: &Scenario, gpu: &Gpu, replicas: u64) -> Serving {
-    let (_, r) = crate::throughput::replica(s, gpu, Link::Own);
+    let (e, r) = crate::throughput::replica(s, gpu, Link::Own);
     serve(
         &r,
         &FITTED,
-        &crate::throughput::traffic(s, replica_load(&s.workload, replicas)),
+        &crate::throughput::traffic(s, &e, replica_load(&s.workload, replicas)),
     )
 }
 
@@ -390,14 +390,14 @@ pub fn serves(w: &crate::inputs::Workload, sv: &Serving, targets: bool) -> bool 
 /// is too slow even nearly idle).
 fn replicas_needed(s: &Scenario, gpu: &Gpu, memory: u64, targets: bool) -> Option<u64> {
     let w = &s.workload;
-    let (_, r) = crate::throughput::replica(s, gpu, Link::Own);
+    let (e, r) = crate::throughput::replica(s, gpu, Link::Own);
     let ok = |n: u64| {
         serves(
             w,
             &serve(
                 &r,
                 &FITTED,
-                &crate::throughput::traffic(s, replica_load(w, n)),
+                &crate::throughput::traffic(s, &e, replica_load(w, n)),
             ),
             targets,
         )

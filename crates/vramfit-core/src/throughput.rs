@@ -70,8 +70,10 @@ pub struct Speed {
 }
 
 /// The traffic of a scenario's workload at a load: its lengths and its prefix-cache hit rate.
+/// `e` is the scenario's estimate: its `max_model_len` is the length requests are cut to
+/// (vLLM's `--max-model-len -1` picks one shorter than the model's).
 #[must_use]
-pub fn traffic(s: &Scenario, load: Load) -> Traffic {
+pub fn traffic(s: &Scenario, e: &Estimate, load: Load) -> Traffic {
     // With explicit multimodal limits each request carries their items' tokens too.
     let input = s
         .workload
@@ -82,7 +84,7 @@ pub fn traffic(s: &Scenario, load: Load) -> Traffic {
     // (`Engine::refuses_long_requests`; the plan warns): the speed counts it cut to the
     // length, as the KV cache's figures do (`sizing/estimate.rs`), output first.
     let (input, output) = if s.flags.engine.refuses_long_requests() {
-        let len = s.model_len();
+        let len = e.max_model_len.max(1);
         let output = output.min(len);
         (input.min(len - output).max(1), output)
     } else {
@@ -119,8 +121,8 @@ pub fn replica(s: &Scenario, gpu: &Gpu, link: Link) -> (Estimate, Replica) {
 /// The operating point of a scenario's replica at a load, with the shipped constants.
 #[must_use]
 pub fn serve_scenario(s: &Scenario, gpu: &Gpu, load: Load, link: Link) -> Serving {
-    let (_, r) = replica(s, gpu, link);
-    serve(&r, &FITTED, &traffic(s, load))
+    let (e, r) = replica(s, gpu, link);
+    serve(&r, &FITTED, &traffic(s, &e, load))
 }
 
 /// Where speculative decoding stops paying off: the fewest requests in flight at which the
@@ -175,8 +177,8 @@ pub fn speed(s: &Scenario, gpu: &Gpu, batch: u64) -> Speed {
 /// [`speed`] with other constants.
 #[must_use]
 pub fn speed_with(s: &Scenario, gpu: &Gpu, batch: u64, k: &Constants) -> Speed {
-    let (_, r) = replica(s, gpu, Link::Own);
-    let sv = serve(&r, k, &traffic(s, Load::Concurrency(batch.max(1))));
+    let (e, r) = replica(s, gpu, Link::Own);
+    let sv = serve(&r, k, &traffic(s, &e, Load::Concurrency(batch.max(1))));
     Speed {
         batch: batch.max(1),
         decode_tokens_per_s_per_user: sv.tokens_per_s_per_user,
@@ -237,7 +239,7 @@ pub fn scaling_curve(
             }
             let (e, r) = replica(&sc, gpu, link);
             let fits = e.fit.starts() && e.kv_blocks > 0;
-            let sv = serve(&r, &FITTED, &traffic(&sc, load));
+            let sv = serve(&r, &FITTED, &traffic(&sc, &e, load));
             let fits = fits && sv.concurrency > 0.0;
             let total = if fits { sv.tokens_per_s_total } else { 0.0 };
             let itl = sv.step.itl;

@@ -388,9 +388,9 @@ fn racks(
             return (
                 None,
                 Some(format!(
-                    "one node draws {} kW; the rack cap is {} kW",
-                    fmt_num(kw, 1),
-                    fmt_kw_cap(cap)
+                    "one node draws {}; the rack cap is {}",
+                    kw_against(kw, cap).0,
+                    kw_against(kw, cap).1
                 )),
             )
         }
@@ -487,9 +487,9 @@ fn option(cat: &Catalog, inputs: &Inputs, t: &Terms, g: &Gpu, p: &Platform) -> B
     }
     match (b.max_power_kw, bo.power_kw) {
         (Some(cap), Some(kw)) if kw > cap => why.push(format!(
-            "draws {} kW at load; the cap is {} kW",
-            fmt_num(kw, 1),
-            fmt_kw_cap(cap)
+            "draws {} at load; the cap is {}",
+            kw_against(kw, cap).0,
+            kw_against(kw, cap).1
         )),
         (Some(_), None) => why.push("no power figure to check against the cap".into()),
         _ => {}
@@ -563,10 +563,14 @@ fn option(cat: &Catalog, inputs: &Inputs, t: &Terms, g: &Gpu, p: &Platform) -> B
     }
 }
 
-/// A power cap as the user set it: one decimal, two below 1 kW (the caps go down to
-/// 0.01 kW, which one decimal would show as "0.0 kW").
-fn fmt_kw_cap(cap: f64) -> String {
-    fmt_num(cap, if cap < 1.0 { 2 } else { 1 })
+/// A draw beside the cap it passes, with as many decimals as the cap was set with (one to
+/// three): a cap of 0.01 kW is not "0.0 kW", and 10.2 kW against 10.15 reads "10.20 kW"
+/// against "10.15 kW", not the same figure twice.
+fn kw_against(kw: f64, cap: f64) -> (String, String) {
+    let set = crate::inputs::short(cap);
+    let decimals = set.split_once('.').map_or(0, |(_, d)| d.len()).clamp(1, 3);
+    let kw_text = |x: f64| format!("{} kW", fmt_num(x, decimals));
+    (kw_text(kw), kw_text(cap))
 }
 
 #[cfg(test)]

@@ -276,11 +276,13 @@ fn version(c: &Command, out: &mut Vec<Check>) {
 }
 
 /// vLLM's `--quantization` methods: `QuantizationMethods` in
-/// `vllm/model_executor/layers/quantization/__init__.py`, the union of two snapshots
-/// (0034007, spring 2025, and 05d9095, the newest stored): a name one release dropped is
-/// not called unknown. vLLM refuses any other name at start ("Unknown quantization method:
-/// … Must be one of […]", `vllm/config/model.py` `_verify_quantization`).
-const VLLM_METHODS: [&str; 35] = [
+/// `vllm/model_executor/layers/quantization/__init__.py`, the union of the stored snapshots
+/// (0034007, spring 2025; one between, which adds `rtn` and `cpu_gptq`; 05d9095, the newest):
+/// a name one release dropped is not called unknown. vLLM refuses any other name at start:
+/// argparse's "invalid choice" where the flag lists the methods, else "Unknown quantization
+/// method: … Must be one of […]" (`vllm/config/model.py` `_verify_quantization`). `None` and
+/// an empty value are no quantization (`vllm/engine/arg_utils.py` `optional_type`).
+const VLLM_METHODS: [&str; 37] = [
     "aqlm",
     "auto-round",
     "awq",
@@ -289,6 +291,7 @@ const VLLM_METHODS: [&str; 35] = [
     "bitsandbytes",
     "compressed-tensors",
     "cpu_awq",
+    "cpu_gptq",
     "deepgemm_fp8",
     "deepspeedfp",
     "experts_int8",
@@ -314,6 +317,7 @@ const VLLM_METHODS: [&str; 35] = [
     "ptpc_fp8",
     "qqq",
     "quark",
+    "rtn",
     "torchao",
     "tpu_int8",
 ];
@@ -361,16 +365,16 @@ const SGLANG_METHODS: [&str; 34] = [
 
 /// A `--quantization` value the engine has no method of: it does not start.
 fn unknown_method(c: &Command, method: &str, flag: &str) -> Option<Check> {
-    let (known, refusal, source): (&[&str], String, &str) = match c.engine {
+    let (known, refusal): (&[&str], &str) = match c.engine {
+        // `--quantization None` (or empty) is vLLM's "no quantization".
+        Engine::Vllm { .. } if matches!(method, "none" | "") => return None,
         Engine::Vllm { .. } => (
             &VLLM_METHODS,
-            format!("\"Unknown quantization method: {method}\""),
-            "`vllm/config/model.py` `_verify_quantization`",
+            "\"invalid choice\" or \"Unknown quantization method\" (`vllm/config/model.py` `_verify_quantization`)",
         ),
         Engine::Sglang => (
             &SGLANG_METHODS,
-            format!("\"argument --quantization: invalid choice: '{method}'\""),
-            "`python/sglang/srt/server_args.py`",
+            "\"invalid choice\" (`python/sglang/srt/server_args.py` `QUANTIZATION_CHOICES`)",
         ),
         _ => return None,
     };
@@ -382,7 +386,7 @@ fn unknown_method(c: &Command, method: &str, flag: &str) -> Option<Check> {
         id: "unknown_quantization_method",
         flags: vec![flag.to_string()],
         message: format!(
-            "{} has no quantization method `{method}` and stops at start with {refusal} ({source}). Closest methods: {}. A quantized checkpoint needs no flag: the engine reads the method from its config.json",
+            "{} has no quantization method `{method}` (unless a plugin registers one) and stops at start with {refusal}. Closest methods: {}. A quantized checkpoint needs no flag: the engine reads the method from its config.json",
             c.engine.name(),
             near.join(", ")
         ),

@@ -618,6 +618,11 @@ fn a_quantization_method_the_engine_lacks_does_not_start() {
     for text in [
         "vllm serve meta-llama/Llama-3.1-8B-Instruct --quantization bitsandbytes",
         "vllm serve meta-llama/Llama-3.1-8B-Instruct --quantization=fp8",
+        // vLLM reads `None` and an empty value as no quantization (`optional_type`).
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --quantization None",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --quantization=",
+        // In a release between the stored snapshots' lists.
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --quantization rtn",
         "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --quantization w8a8_int8",
     ] {
         let c = on("h100-sxm", text);

@@ -135,9 +135,15 @@ pub(super) fn too_long(s: &Scenario, max_model_len: u64) -> Option<String> {
             )
         })
         .collect();
+    // SGLang's refusal at exactly the length.
+    let how = if asked == max_model_len {
+        "as long as"
+    } else {
+        "longer than"
+    };
     (engine.refuses_long_requests() && over).then(|| {
         format!(
-            "requests of {} tokens ({} prompt{media} + {} output) are longer than the context length of {} tokens: {} refuses them; the KV cache's figures and the speed count requests of {} tokens",
+            "requests of {} tokens ({} prompt{media} + {} output) are {how} the context length of {} tokens: {} refuses them; the KV cache's figures and the speed count requests of {} tokens",
             fmt_count(asked),
             fmt_count(w.prompt_tokens),
             fmt_count(w.output_tokens),

@@ -243,16 +243,21 @@ fn constraints_grey_options_out_and_say_why() {
         "{}",
         hgx.excluded_because
     );
-    // A cap below 1 kW is said as set (before, 0.01 read "the cap is 0.0 kW").
-    i.set(Field::MaxPowerKw, "0.01").unwrap();
-    let small = budget(&c, &i);
-    let hgx = find(&small.options, "h100-sxm", "hgx-h100-8gpu");
-    assert!(
-        hgx.excluded_because
-            .contains("draws 10.2 kW at load; the cap is 0.01 kW"),
-        "{}",
-        hgx.excluded_because
-    );
+    // A cap is said with the decimals it was set with (before, 0.01 read "the cap is 0.0
+    // kW", and a 10.15 kW cap read "draws 10.2 kW; the cap is 10.2 kW").
+    for (cap, said) in [
+        ("0.01", "draws 10.20 kW at load; the cap is 0.01 kW"),
+        ("10.15", "draws 10.20 kW at load; the cap is 10.15 kW"),
+    ] {
+        i.set(Field::MaxPowerKw, cap).unwrap();
+        let b = budget(&c, &i);
+        let hgx = find(&b.options, "h100-sxm", "hgx-h100-8gpu");
+        assert!(
+            hgx.excluded_because.contains(said),
+            "{}",
+            hgx.excluded_because
+        );
+    }
     let mi = find(&b.options, "mi300x", "mi300x-8gpu-oam");
     assert!(
         mi.excluded_because.contains("amd GPU; only nvidia asked"),

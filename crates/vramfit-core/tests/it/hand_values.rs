@@ -392,6 +392,23 @@ fn a_request_holds_its_images_tokens_in_the_count_the_warning_and_the_speed() {
     i.flags.features.mm.images = Some(4);
     let four = plan(&cat, &i).unwrap();
     assert!(run.speed.ttft_s > four.run.as_ref().unwrap().speed.ttft_s);
+    // `--max-model-len -1` on an L4 (24 GB): vLLM picks the longest length whose KV fits,
+    // shorter than the model's; a 100,000-token prompt is counted, and its speed taken, at
+    // that length (before, the speed was cut at the model's 131,072 tokens, did not fit the
+    // pool, and read 0.0 tok/s).
+    let mut i = Inputs {
+        model: "llama-3.1-8b".into(),
+        gpu: "l4".into(),
+        ..Inputs::default()
+    };
+    i.set(vramfit_core::inputs::Field::MaxModelLen, "-1")
+        .unwrap();
+    i.workload.prompt_tokens = 100_000;
+    let p = plan(&cat, &i).unwrap();
+    let len = p.estimate.max_model_len;
+    assert!(len < 100_256, "{len}");
+    assert_eq!(p.counted_tokens(), len);
+    assert!(p.run.as_ref().unwrap().speed.decode_tokens_per_s_per_user > 0.0);
 }
 
 #[test]
@@ -436,12 +453,22 @@ fn requests_longer_than_the_context_are_counted_at_it_and_warned() {
     let warned = |p: &vramfit_core::plan::Plan| {
         p.warnings
             .iter()
-            .any(|x| x.contains("longer than the context"))
+            .any(|x| x.contains("the context length of 1,280 tokens: "))
     };
     i.flags.max_model_len = Some(1280);
     assert!(!warned(&plan(&cat, &i).unwrap()));
     i.flags.engine = Engine::Sglang;
-    assert!(warned(&plan(&cat, &i).unwrap()));
+    let sg = plan(&cat, &i).unwrap();
+    assert!(warned(&sg));
+    assert!(
+        sg.warnings.iter().any(|x| {
+            x.starts_with(
+            "requests of 1,280 tokens (1,024 prompt + 256 output) are as long as the context length"
+        )
+        }),
+        "{:?}",
+        sg.warnings
+    );
     i.flags.engine = Engine::DEFAULT;
     // At 2,048 tokens they fit, and no warning is given.
     i.flags.max_model_len = Some(2048);
