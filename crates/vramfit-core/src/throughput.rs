@@ -234,7 +234,14 @@ pub fn scaling_curve(
             sc.tensor_parallel_size = tp;
             sc.pipeline_parallel_size = pp;
             if let Load::MaxLoad = load {
-                let need = sc.request_tokens();
+                // The length the requests need, up to the model's own (past it the engine
+                // refuses the length, and the requests are cut to it, as in the plan).
+                let most = if sc.flags.allow_long_max_model_len {
+                    u64::MAX
+                } else {
+                    sc.model.max_position_embeddings.max(1)
+                };
+                let need = sc.request_tokens().min(most);
                 sc.flags.max_model_len = Some(sc.flags.max_model_len.unwrap_or(need).max(need));
             }
             let (e, r) = replica(&sc, gpu, link);

@@ -574,3 +574,37 @@ fn nccl_memory_follows_the_tp_group_not_the_world() {
     assert_eq!(at("1", "2"), gib(1.93 + 0.07));
     assert_eq!(at("128", "128"), gib(1.93 + 128.0 * 0.07));
 }
+
+#[test]
+fn the_scale_chart_at_max_load_cuts_a_request_longer_than_the_model_as_the_plan_does() {
+    // Llama 3.1 8B (`max_position_embeddings` 131,072) with 200,000-token prompts on an
+    // H100: the max-load chart sets the length the requests need, up to the model's own, and
+    // counts them cut to it, as the plan does (which warns). Before, it asked for a
+    // `--max-model-len` of 200,256, which vLLM refuses, and every layout read "does not fit"
+    // with no reason given.
+    use vramfit_core::plan::{plan, Inputs};
+    use vramfit_core::serving::Load;
+    let cat = Catalog::bundled();
+    let i = Inputs {
+        model: "llama-3.1-8b".into(),
+        gpu: "h100-sxm".into(),
+        ..Inputs::default()
+    };
+    let sc = vramfit_core::plan::scaling_at(&cat, &i, Some((200_000, 256)), Some(Load::MaxLoad))
+        .unwrap();
+    let tp1 = sc
+        .own_link
+        .iter()
+        .find(|p| (p.tensor_parallel_size, p.pipeline_parallel_size) == (1, 1))
+        .unwrap();
+    assert!(tp1.fits && tp1.tokens_per_s_total > 0.0);
+    // The plan at the same lengths and the model's length starts and warns.
+    let mut i = i;
+    i.flags.max_model_len = None;
+    i.workload.prompt_tokens = 200_000;
+    let p = plan(&cat, &i).unwrap();
+    assert!(p
+        .warnings
+        .iter()
+        .any(|w| w.contains("count requests of 131,072 tokens")));
+}
