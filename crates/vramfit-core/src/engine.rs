@@ -147,6 +147,14 @@ impl Engine {
         matches!(self, Self::Vllm { .. } | Self::Sglang | Self::TrtLlm)
     }
 
+    /// Whether a request is held within the context length: refused past it
+    /// ([`Engine::refuses_long_requests`]), or, in llama.cpp's server, refused when its
+    /// prompt fills the slot and stopped when its output does. transformers runs past it.
+    #[must_use]
+    pub fn holds_requests_within_length(self) -> bool {
+        self != Self::Transformers
+    }
+
     /// KV block size in tokens.
     #[must_use]
     pub fn default_block_size(self) -> u64 {

@@ -7,6 +7,7 @@
 //! GPU's own (PCIe) come from [`GpuPerf::over_pcie`].
 
 use crate::catalog::Gpu;
+use crate::engine::Engine;
 use crate::serving::{serve, Constants, Replica, Serving, Traffic, FITTED};
 pub use crate::serving::{Limit, Load};
 use crate::sizing::{estimate_bytes, Estimate, Scenario};
@@ -80,15 +81,19 @@ pub fn traffic(s: &Scenario, e: &Estimate, load: Load) -> Traffic {
         .prompt_tokens
         .saturating_add(crate::sizing::mm::per_request(s).0);
     let output = s.workload.output_tokens.max(1);
-    // A request longer than the context length is refused by the engines that serve
-    // (`Engine::refuses_long_requests`; the plan warns): the speed counts it cut to the
-    // length, as the KV cache's figures do (`sizing/estimate.rs`), output first.
-    let (input, output) = if s.flags.engine.refuses_long_requests() {
-        let len = e.max_model_len.max(1);
-        let output = output.min(len);
-        (input.min(len - output).max(1), output)
-    } else {
-        (input, output)
+    // A request longer than the context length is refused by the engines that serve, or
+    // stopped at it by llama.cpp (`Engine::holds_requests_within_length`; the plan warns):
+    // the speed counts it cut to the length, as the KV cache's figures do
+    // (`sizing/estimate.rs`): the prompt cut, where the engine refuses it, or the output,
+    // where llama.cpp stops it with the slot full (`plan/features.rs` `too_long`).
+    let len = e.max_model_len.max(1);
+    let (input, output) = match s.flags.engine {
+        Engine::LlamaCpp if input < len => (input, output.min(len - input).max(1)),
+        e if e.holds_requests_within_length() => {
+            let output = output.min(len);
+            (input.min(len - output).max(1), output)
+        }
+        _ => (input, output),
     };
     Traffic {
         input,

@@ -100,10 +100,15 @@ pub(super) fn feature_warnings(s: &Scenario, inputs: &Inputs) -> Vec<String> {
 /// - TensorRT-LLM, `tensorrt_llm/llmapi/llm.py` `_check_arguments`: the prompt length and
 ///   `max_tokens` "should not exceed max_seq_len".
 ///
-/// transformers' `generate` runs such requests past the trained length. llama.cpp's server
-/// refuses them too since context shift is off by default (ggml-org/llama.cpp#15416), but
-/// its limit is each slot's share of `--ctx-size`, which this check does not read: no
-/// warning for either here.
+/// - llama.cpp's server, with context shift off (its default since ggml-org/llama.cpp#15416),
+///   holds each request within its slot's share of `-c` (the plan's length: the command
+///   writes `-c` = length × `-np`), `tools/server/server-context.cpp`: a prompt (media
+///   included) of at least the slot's tokens is refused ("request (… tokens) exceeds the
+///   available context size (… tokens), try increasing it"); a shorter one runs, and its
+///   output stops when the slot is full (`n_tokens + 1 >= n_ctx`: `STOP_TYPE_LIMIT`,
+///   `truncated`).
+///
+/// transformers' `generate` runs such requests past the trained length: no warning.
 pub(super) fn too_long(s: &Scenario, max_model_len: u64) -> Option<String> {
     use crate::engine::Engine;
     use crate::sizing::mm::Modality;
@@ -117,6 +122,7 @@ pub(super) fn too_long(s: &Scenario, max_model_len: u64) -> Option<String> {
     } else {
         asked > max_model_len
     };
+    let prompt = asked.saturating_sub(w.output_tokens);
     // The tokens the images, videos and audio add (explicit multimodal limits).
     let media: String = crate::sizing::mm::sent(s)
         .iter()
@@ -141,6 +147,30 @@ pub(super) fn too_long(s: &Scenario, max_model_len: u64) -> Option<String> {
     } else {
         "longer than"
     };
+    if engine == Engine::LlamaCpp {
+        let parts = format!(
+            "{} prompt{media} + {} output",
+            fmt_count(w.prompt_tokens),
+            fmt_count(w.output_tokens)
+        );
+        let len = fmt_count(max_model_len);
+        return if prompt >= max_model_len {
+            Some(format!(
+                "requests of {} tokens ({parts}): prompts of {} tokens fill a llama.cpp slot of {len} tokens, and llama.cpp refuses them (\"exceeds the available context size\"); the KV cache's figures and the speed count requests of {len} tokens",
+                fmt_count(asked),
+                fmt_count(prompt),
+            ))
+        } else if asked >= max_model_len {
+            Some(format!(
+                "requests of {} tokens ({parts}) do not fit a llama.cpp slot of {len} tokens: llama.cpp stops each output when the slot is full, at {} tokens instead of {} (context shift is off by default)",
+                fmt_count(asked),
+                fmt_count(max_model_len - 1 - prompt),
+                fmt_count(w.output_tokens),
+            ))
+        } else {
+            None
+        };
+    }
     (engine.refuses_long_requests() && over).then(|| {
         format!(
             "requests of {} tokens ({} prompt{media} + {} output) are {how} the context length of {} tokens: {} refuses them; the KV cache's figures and the speed count requests of {} tokens",

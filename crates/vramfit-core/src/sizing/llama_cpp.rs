@@ -363,7 +363,8 @@ pub(super) fn estimate(s: &Scenario, gpu_total_bytes: u64, warnings: Warnings) -
         conc: slots_fitting,
         util: 1.0,
         model_len: s.model_len(),
-        workload_tokens: s.request_tokens(),
+        // Held within the slot (`plan/features.rs` `too_long`).
+        workload_tokens: s.request_tokens().min(len),
         users: s.workload.users,
         refusal,
         engine: s.flags.engine,

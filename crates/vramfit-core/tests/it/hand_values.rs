@@ -608,3 +608,47 @@ fn the_scale_chart_at_max_load_cuts_a_request_longer_than_the_model_as_the_plan_
         .iter()
         .any(|w| w.contains("count requests of 131,072 tokens")));
 }
+
+#[test]
+fn llama_cpp_holds_a_request_within_its_slot() {
+    // llama.cpp's server with context shift off (its default): a prompt of at least the
+    // slot's tokens is refused ("request (… tokens) exceeds the available context size"),
+    // a shorter one runs and stops when the slot is full (`n_tokens + 1 >= n_ctx`,
+    // `tools/server/server-context.cpp`). The plan's command gives each slot the plan's
+    // length, 8,192 here. Before, a 10,000-token prompt "fit", counted at 10,256 tokens, and
+    // decoded at 0.0 tok/s, with no warning.
+    use vramfit_core::plan::{plan, Inputs};
+    let cat = Catalog::bundled();
+    let mut i = Inputs {
+        model: "llama-3.1-8b".into(),
+        gpu: "h100-sxm".into(),
+        ..Inputs::default()
+    };
+    i.flags.engine = Engine::LlamaCpp;
+    assert_eq!(i.flags.max_model_len, Some(8192));
+    i.workload.prompt_tokens = 10_000;
+    let p = plan(&cat, &i).unwrap();
+    assert_eq!(p.counted_tokens(), 8192);
+    assert!(
+        p.warnings.iter().any(|w| w.starts_with(
+            "requests of 10,256 tokens (10,000 prompt + 256 output): prompts of 10,000 tokens fill a llama.cpp slot of 8,192 tokens, and llama.cpp refuses them"
+        )),
+        "{:?}",
+        p.warnings
+    );
+    assert!(p.run.as_ref().unwrap().speed.decode_tokens_per_s_per_user > 0.0);
+    // 8,000 prompt tokens run; the output stops at 8,192 − 1 − 8,000 = 191 tokens.
+    i.workload.prompt_tokens = 8_000;
+    let p = plan(&cat, &i).unwrap();
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.contains("at 191 tokens instead of 256")),
+        "{:?}",
+        p.warnings
+    );
+    // 1,024 + 256 fit the slot: no warning.
+    i.workload.prompt_tokens = 1_024;
+    let p = plan(&cat, &i).unwrap();
+    assert!(!p.warnings.iter().any(|w| w.contains("llama.cpp slot")));
+}
