@@ -550,11 +550,15 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     };
     // A speculating request holds `2k + 1` slots past its tokens (lookahead and drafts).
     let ahead = draft.map_or(0, |d| d.lookahead + d.tokens + 1);
-    // With explicit multimodal limits each request carries its items' tokens too.
-    let workload_len = s
-        .request_tokens()
-        .saturating_add(ahead)
-        .clamp(1, max_model_len);
+    // With explicit multimodal limits each request carries its items' tokens too. The
+    // serving engines hold a request within the length (`Engine::holds_requests_within_
+    // length`); transformers' `generate` runs past it, so its requests count whole.
+    let held = if s.flags.engine.holds_requests_within_length() {
+        max_model_len
+    } else {
+        u64::MAX
+    };
+    let workload_len = s.request_tokens().saturating_add(ahead).clamp(1, held);
     let wl_blocks = blocks_for(workload_len);
     let max_concurrency_workload = if wl_blocks == 0 {
         0.0
@@ -595,7 +599,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         },
         // The length the concurrency counts: a request longer than the context length is
         // cut to it here, and refused by the engine (the plan's warning, `plan::too_long`).
-        workload_tokens: s.request_tokens().min(max_model_len),
+        workload_tokens: s.request_tokens().min(held),
         users: s.workload.users,
         refusal,
         engine: s.flags.engine,

@@ -392,6 +392,19 @@ fn a_request_holds_its_images_tokens_in_the_count_the_warning_and_the_speed() {
     i.flags.features.mm.images = Some(4);
     let four = plan(&cat, &i).unwrap();
     assert!(run.speed.ttft_s > four.run.as_ref().unwrap().speed.ttft_s);
+    // transformers' `generate` runs past the length: at 8,192 tokens its 4-image requests
+    // count whole, 66,816 tokens in one-token blocks (before, cut to 8,192, while its speed
+    // took them whole), and no warning is given.
+    i.flags.engine = Engine::Transformers;
+    i.flags.max_model_len = Some(8192);
+    let t = plan(&cat, &i).unwrap();
+    assert_eq!(t.counted_tokens(), 66_816);
+    let e = &t.estimate;
+    assert_eq!(e.block_size, 1);
+    assert!((e.max_concurrency_workload - e.kv_blocks as f64 / 66_816.0).abs() < 1e-9);
+    assert!(!t.warnings.iter().any(|x| x.contains("context length")));
+    i.flags.engine = Engine::DEFAULT;
+    i.flags.max_model_len = None;
     // `--max-model-len -1` on an L4 (24 GB): vLLM picks the longest length whose KV fits,
     // shorter than the model's; a 100,000-token prompt is counted, and its speed taken, at
     // that length (before, the speed was cut at the model's 131,072 tokens, did not fit the
