@@ -85,7 +85,7 @@ pub const FIGURES: [FigureSpec; 8] = [
                         (None, Some(l)) => format!("fits at ≤ {} tokens", fmt_count(l)),
                         (None, None) => p.outcome(),
                     },
-        detail: |p, _| if p.run.is_some() { format!("range {}–{} · {} requests of {} tokens (prompt + output)", fmt_num(p.max_concurrency_band.low, 1), fmt_num(p.max_concurrency_band.high, 1), fmt_num(p.estimate.max_concurrency_workload, 1), fmt_count(p.counted_tokens())) } else { "none: the server does not start".to_string() },
+        detail: |p, _| if p.run.is_some() { format!("range {}–{} · {} requests of {} tokens (prompt, media and output)", fmt_num(p.max_concurrency_band.low, 1), fmt_num(p.max_concurrency_band.high, 1), fmt_num(p.estimate.max_concurrency_workload, 1), fmt_count(p.counted_tokens())) } else { "none: the server does not start".to_string() },
     },
     FigureSpec {
         label: "Decode tokens/s per user",

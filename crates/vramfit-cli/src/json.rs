@@ -272,7 +272,7 @@ pub fn plan_json(p: &Plan) -> PlanJson<'_> {
 
 /// `fit --json` (all `--find` but `cheapest`, which prints the core's rows).
 #[derive(Serialize)]
-pub struct FitJson {
+pub struct FitJson<'a> {
     pub find: &'static str,
     pub answer: Option<u64>,
     pub tensor_parallel_size: u64,
@@ -280,6 +280,10 @@ pub struct FitJson {
     pub detail: String,
     /// What bounds the answer (`vramfit_core::plan::limit_of`; `--find gpus` and the others).
     pub limited_by: &'static str,
+    /// The plan's warnings (a workload longer than the context, targets not met, what is not
+    /// validated): the answer holds under them. Absent when there are none.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub warnings: &'a [String],
     /// How an ambiguous `--gpu` was read (absent when the name is exact).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_notice: Option<String>,

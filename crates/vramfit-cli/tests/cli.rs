@@ -736,3 +736,51 @@ fn plan_json_has_the_feature_fields() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--limit-mm-per-prompt"));
 }
+
+#[test]
+fn fit_says_when_the_engine_refuses_the_workload_it_answers_for() {
+    // 1,024 prompt + 4 images × 16,384 tokens + 256 output = 66,816 tokens, at an 8,192-token
+    // length: vLLM refuses each request. `fit` answers for requests cut to 8,192 tokens, as
+    // `plan` does, and now says why (before, a bare "concurrency: 121").
+    let args = [
+        "fit",
+        "qwen2.5-vl-7b",
+        "--gpu",
+        "h100-sxm",
+        "--images-per-prompt",
+        "4",
+        "--max-model-len",
+        "8192",
+        "--find",
+        "concurrency",
+    ];
+    let out = vramfit(&args);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("concurrency: "), "{stdout}");
+    assert!(!stdout.contains("warning"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let w = "vramfit: warning: requests of 66,816 tokens (1,024 prompt + 65,536 from 4 images + 256 output) are longer than the context length of 8,192 tokens: vLLM refuses them";
+    assert!(stderr.contains(w), "{stderr}");
+    let mut with_json = args.to_vec();
+    with_json.push("--json");
+    let j = json(&with_json);
+    let ws = j["warnings"].as_array().expect("warnings");
+    assert!(ws
+        .iter()
+        .any(|x| x.as_str().unwrap().starts_with("requests of 66,816 tokens")));
+    // The longest context stops at the model's `max_position_embeddings`, 128,000 (vLLM
+    // refuses a longer `--max-model-len`); before, 380,608 on an L4.
+    let j = json(&[
+        "fit",
+        "qwen2.5-vl-7b",
+        "--gpu",
+        "l4",
+        "--images-per-prompt",
+        "4",
+        "--find",
+        "context",
+        "--json",
+    ]);
+    assert_eq!(j["answer"], 128_000);
+}

@@ -183,7 +183,7 @@ pub struct Plan {
     pub kv_dtype: KvDtype,
     /// Official repo ids of the model (for launch commands).
     pub repo_ids: Vec<String>,
-    /// Workload tokens per request (prompt + output).
+    /// Workload tokens per request: prompt + output, the media not included ([`Plan::media_tokens`]).
     pub workload_tokens: u64,
     /// Tokens each request's images, videos and audio add to its prompt (explicit
     /// multimodal limits, `sizing/mm.rs` `per_request`); 0 otherwise. A request holds
@@ -264,8 +264,9 @@ impl Plan {
         }
     }
 
-    /// The tokens of one request as the concurrency counts them: prompt + output, cut to the
-    /// context length (a longer request is refused: `plan/features.rs` `too_long`).
+    /// The tokens of one request as the concurrency counts them: prompt, media and output,
+    /// cut to the longest request the engine holds (a longer one is refused or stopped:
+    /// `plan/features.rs` `too_long`).
     #[must_use]
     pub fn counted_tokens(&self) -> u64 {
         self.estimate.verdict.workload_tokens()
@@ -718,7 +719,7 @@ pub fn plan_arch_with(
         });
     }
     warnings.extend(features::feature_warnings(&sc, inputs));
-    if let Some(w) = features::too_long(&sc, est.max_model_len) {
+    if let Some(w) = features::too_long(&sc, est.request_len) {
         warnings.push(w);
     }
     let budget = f(est.budget_bytes);

@@ -71,8 +71,8 @@ pub struct Speed {
 }
 
 /// The traffic of a scenario's workload at a load: its lengths and its prefix-cache hit rate.
-/// `e` is the scenario's estimate: its `max_model_len` is the length requests are cut to
-/// (vLLM's `--max-model-len -1` picks one shorter than the model's).
+/// `e` is the scenario's estimate: its `request_len` is the length requests are cut to
+/// (vLLM's `--max-model-len -1` picks one shorter than the model's; llama.cpp's slot).
 #[must_use]
 pub fn traffic(s: &Scenario, e: &Estimate, load: Load) -> Traffic {
     // With explicit multimodal limits each request carries their items' tokens too.
@@ -86,14 +86,14 @@ pub fn traffic(s: &Scenario, e: &Estimate, load: Load) -> Traffic {
     // the speed counts it cut to the length, as the KV cache's figures do
     // (`sizing/estimate.rs`): the prompt cut, where the engine refuses it, or the output,
     // where llama.cpp stops it with the slot full (`plan/features.rs` `too_long`).
-    let len = e.max_model_len.max(1);
+    let len = e.request_len.max(1);
     let (input, output) = match s.flags.engine {
-        Engine::LlamaCpp if input < len => (input, output.min(len - input).max(1)),
-        e if e.holds_requests_within_length() => {
+        _ if input.saturating_add(output) <= len => (input, output),
+        Engine::LlamaCpp if input < len => (input, len - input),
+        _ => {
             let output = output.min(len);
             (input.min(len - output).max(1), output)
         }
-        _ => (input, output),
     };
     Traffic {
         input,

@@ -58,7 +58,15 @@ pub fn render(
         ),
         Find::Context => {
             let n = inputs.workload.users.max(1);
-            let ans = p.estimate.longest_len_for_users(n);
+            // At most the longest length the engine takes: `max_model_len_fit` stops at the
+            // model's `max_position_embeddings` (vLLM refuses a longer `--max-model-len`
+            // unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1).
+            let most = if inputs.flags.allow_long_max_model_len {
+                u64::MAX
+            } else {
+                p.estimate.max_model_len_fit
+            };
+            let ans = p.estimate.longest_len_for_users(n).min(most);
             (
                 "context",
                 Some(ans),
@@ -76,7 +84,7 @@ pub fn render(
                 "concurrency",
                 Some(n),
                 format!(
-                    "requests of {} tokens (prompt + output) at once per replica",
+                    "requests of {} tokens (prompt, media and output) at once per replica",
                     p.counted_tokens()
                 ),
             )
@@ -91,6 +99,7 @@ pub fn render(
             pipeline_parallel_size: pp,
             detail,
             limited_by,
+            warnings: &p.warnings,
             gpu_notice: crate::cmd::plan::gpu_notice(cat, &a.plan.gpu),
         };
         match source {
@@ -103,7 +112,14 @@ pub fn render(
             None => format!("{name}: none fits ({detail})\n"),
         }
     };
-    Output::status(stdout, answer.is_some())
+    // The plan's warnings beside a plain answer, on stderr (stdout stays the answer line).
+    let mut o = Output::status(stdout, answer.is_some());
+    if !a.plan.json {
+        for w in &p.warnings {
+            o.stderr.push_str(&format!("vramfit: warning: {w}\n"));
+        }
+    }
+    o
 }
 
 /// `--find cheapest`: the core's rows (all of them as JSON, the first 20 as a table).

@@ -253,7 +253,7 @@ pub fn gpu_notice(cat: &Catalog, gpu: &str) -> Option<String> {
 pub fn with_gpu_note(o: Output, cat: &Catalog, gpu: Option<&str>) -> Output {
     match gpu.and_then(|g| gpu_notice(cat, g)) {
         Some(n) => Output {
-            stderr: format!("vramfit: note: {n}\n"),
+            stderr: format!("vramfit: note: {n}\n{}", o.stderr),
             ..o
         },
         None => o,

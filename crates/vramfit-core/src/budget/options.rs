@@ -564,13 +564,18 @@ fn option(cat: &Catalog, inputs: &Inputs, t: &Terms, g: &Gpu, p: &Platform) -> B
 }
 
 /// A draw beside the cap it passes, with as many decimals as the cap was set with (one to
-/// three): a cap of 0.01 kW is not "0.0 kW", and 10.2 kW against 10.15 reads "10.20 kW"
-/// against "10.15 kW", not the same figure twice.
+/// three), and more where the draw would round onto the cap: a cap of 0.01 kW is not
+/// "0.0 kW", and 10.2 kW against 10.15 reads "10.20 kW" against "10.15 kW", not the same
+/// figure twice. The caps' ranges start at 0.01 kW (`inputs/keys.rs`).
 fn kw_against(kw: f64, cap: f64) -> (String, String) {
     let set = crate::inputs::short(cap);
-    let decimals = set.split_once('.').map_or(0, |(_, d)| d.len()).clamp(1, 3);
-    let kw_text = |x: f64| format!("{} kW", fmt_num(x, decimals));
-    (kw_text(kw), kw_text(cap))
+    let mut decimals = set.split_once('.').map_or(0, |(_, d)| d.len()).clamp(1, 3);
+    let kw_text = |x: f64, d: usize| format!("{} kW", fmt_num(x, d));
+    // A draw that rounds onto its cap gets the decimals that tell them apart (up to three).
+    while decimals < 3 && kw_text(kw, decimals) == kw_text(cap, decimals) {
+        decimals += 1;
+    }
+    (kw_text(kw, decimals), kw_text(cap, decimals))
 }
 
 #[cfg(test)]
@@ -596,6 +601,18 @@ mod tests {
         let pcie = platform(8, &[1, 2, 4, 8]);
         assert_eq!(nodes_for(&pcie, 3), (1, 4));
         assert_eq!(nodes_for(&pcie, 9), (2, 9));
+    }
+
+    #[test]
+    fn a_draw_and_its_cap_never_read_as_the_same_figure() {
+        let said = |kw, cap| {
+            let (a, b) = kw_against(kw, cap);
+            format!("{a} / {b}")
+        };
+        assert_eq!(said(10.2, 5.0), "10.2 kW / 5.0 kW");
+        assert_eq!(said(10.2, 10.15), "10.20 kW / 10.15 kW");
+        assert_eq!(said(10.24, 10.2), "10.24 kW / 10.20 kW");
+        assert_eq!(said(10.2, 0.01), "10.20 kW / 0.01 kW");
     }
 
     #[test]

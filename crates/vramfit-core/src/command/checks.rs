@@ -365,9 +365,12 @@ const SGLANG_METHODS: [&str; 34] = [
 
 /// A `--quantization` value the engine has no method of: it does not start.
 fn unknown_method(c: &Command, method: &str, flag: &str) -> Option<Check> {
+    // The value as written: the engines compare it as it is (vLLM's `Literal` and SGLang's
+    // argparse `choices` are case-sensitive; vramfit's own reading is not).
+    let method = flag.split_once(' ').map_or(method, |(_, v)| v);
     let (known, refusal): (&[&str], &str) = match c.engine {
-        // `--quantization None` (or empty) is vLLM's "no quantization".
-        Engine::Vllm { .. } if matches!(method, "none" | "") => return None,
+        // `--quantization None` (or empty) is vLLM's "no quantization" (`optional_type`).
+        Engine::Vllm { .. } if matches!(method, "None" | "") => return None,
         Engine::Vllm { .. } => (
             &VLLM_METHODS,
             "\"invalid choice\" or \"Unknown quantization method\" (`vllm/config/model.py` `_verify_quantization`)",

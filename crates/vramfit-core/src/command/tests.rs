@@ -613,6 +613,25 @@ fn a_quantization_method_the_engine_lacks_does_not_start() {
         "{}",
         c.checks[0].message
     );
+    // The engines compare the value as written: `FP8` and `none` are no vLLM method.
+    for (text, named) in [
+        (
+            "vllm serve meta-llama/Llama-3.1-8B-Instruct -q FP8",
+            "`FP8`",
+        ),
+        (
+            "vllm serve meta-llama/Llama-3.1-8B-Instruct --quantization none",
+            "`none`",
+        ),
+    ] {
+        let c = on("h100-sxm", text);
+        assert_eq!(ids(&c), ["unknown_quantization_method"], "{text}");
+        assert!(
+            c.checks[0].message.contains(named),
+            "{}",
+            c.checks[0].message
+        );
+    }
     // Every method either engine lists is known to it: no such check (bitsandbytes on a
     // bf16 checkpoint quantizes at load; `w8a8_int8` is SGLang's).
     for text in [

@@ -105,11 +105,17 @@ pub(super) fn feature_warnings(s: &Scenario, inputs: &Inputs) -> Vec<String> {
 ///   writes `-c` = length × `-np`), `tools/server/server-context.cpp`: a prompt (media
 ///   included) of at least the slot's tokens is refused ("request (… tokens) exceeds the
 ///   available context size (… tokens), try increasing it"); a shorter one runs, and its
-///   output stops when the slot is full (`n_tokens + 1 >= n_ctx`: `STOP_TYPE_LIMIT`,
-///   `truncated`).
+///   output stops when the slot is full (`n_tokens + 1 >= n_ctx`, checked before the
+///   sampled token joins the cache: `slot − prompt` output tokens at most;
+///   `STOP_TYPE_LIMIT`, `truncated`). The slot is the estimate's `request_len` (the length
+///   padded to 256 cells, at most the trained length).
 ///
 /// transformers' `generate` runs such requests past the trained length: no warning.
 pub(super) fn too_long(s: &Scenario, max_model_len: u64) -> Option<String> {
+    // transformers runs past the length (`Estimate::request_len` is `u64::MAX`).
+    if max_model_len == u64::MAX {
+        return None;
+    }
     use crate::engine::Engine;
     use crate::sizing::mm::Modality;
     use crate::units::fmt_count;
@@ -160,11 +166,11 @@ pub(super) fn too_long(s: &Scenario, max_model_len: u64) -> Option<String> {
                 fmt_count(asked),
                 fmt_count(prompt),
             ))
-        } else if asked >= max_model_len {
+        } else if asked > max_model_len {
             Some(format!(
                 "requests of {} tokens ({parts}) do not fit a llama.cpp slot of {len} tokens: llama.cpp stops each output when the slot is full, at {} tokens instead of {} (context shift is off by default)",
                 fmt_count(asked),
-                fmt_count(max_model_len - 1 - prompt),
+                fmt_count(max_model_len - prompt),
                 fmt_count(w.output_tokens),
             ))
         } else {

@@ -96,12 +96,18 @@ pub struct Estimate {
     pub kv_bytes_per_request: u64,
     /// Requests of `max_model_len` tokens that fit at once.
     pub max_concurrency: f64,
-    /// Requests of the workload's length (prompt + output) that fit at once.
+    /// Requests of the workload's length (prompt, media and output) that fit at once.
     pub max_concurrency_workload: f64,
     /// Longest `max_model_len` that fits (one request).
     pub max_model_len_fit: u64,
     /// `max_model_len` used.
     pub max_model_len: u64,
+    /// The longest request the engine holds, tokens: `max_model_len` for the serving
+    /// engines, which refuse a longer one; llama.cpp's slot (`sizing/llama_cpp.rs`);
+    /// `u64::MAX` for transformers, whose `generate` runs past the length. The verdict's
+    /// count, the speed (`throughput::traffic`) and the plan's warning
+    /// (`plan/features.rs` `too_long`) cut a request to it.
+    pub request_len: u64,
     /// `max_num_seqs` used.
     pub max_num_seqs: u64,
     /// `max_num_batched_tokens` used.
@@ -453,9 +459,10 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         }
         Engine::Transformers => {
             // Prefill of the whole prompt batch at once: the fp32 logits dominate.
+            // The images' tokens go through the decoder with the prompt's.
             let tokens = s
-                .workload
-                .prompt_tokens
+                .request_tokens()
+                .saturating_sub(s.workload.output_tokens)
                 .clamp(1, 1 << 32)
                 .saturating_mul(s.workload.users.clamp(1, 1 << 20));
             let logits = tokens.saturating_mul(m.vocab * 4);
@@ -579,7 +586,9 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         Fit::Refused
     } else if too_large {
         Fit::WeightsTooLarge
-    } else if kv_blocks < req_blocks {
+    } else if kv_blocks < req_blocks.max(wl_blocks) {
+        // vLLM checks one request of `max_model_len` at start; a transformers request longer
+        // than that (it is not cut) must fit too, or the first one runs out of memory.
         Fit::KvTooSmall
     } else if max_concurrency_workload + 1e-9 < f(s.workload.users) {
         Fit::FitsWithQueueing
@@ -589,10 +598,17 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let verdict = Verdict {
         fit,
         pool: pool_signed,
-        per_request: kv_bytes_per_request,
+        // The request the KV cache is too small for, when it is: transformers' whole one.
+        per_request: if wl_blocks > req_blocks {
+            wl_blocks.saturating_mul(block_bytes)
+        } else {
+            kv_bytes_per_request
+        },
         conc: max_concurrency_workload,
         util,
-        model_len: if vllm && s.flags.fit_max_model_len {
+        model_len: if wl_blocks > req_blocks {
+            workload_len
+        } else if vllm && s.flags.fit_max_model_len {
             max_model_len
         } else {
             s.model_len()
@@ -624,6 +640,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         max_concurrency_workload,
         max_model_len_fit,
         max_model_len,
+        request_len: held,
         max_num_seqs,
         max_num_batched_tokens,
         nvidia_smi_bytes: nvidia_smi,

@@ -335,6 +335,10 @@ pub(super) fn estimate(s: &Scenario, gpu_total_bytes: u64, warnings: Warnings) -
     let room = i128::from(budget) - i128::from(weights) - i128::from(context) - i128::from(compute);
     let room_signed = i64::try_from(room).unwrap_or(if room < 0 { i64::MIN } else { i64::MAX });
     let per_slot = kv / np;
+    // The tokens one slot holds: `n_ctx_seq` (the length padded to 256 cells), at most the
+    // model's trained length (`tools/server/server-context.cpp` caps `n_ctx_slot` at
+    // `n_ctx_train`).
+    let slot = ctx.n_ctx_seq.min(m.max_position_embeddings.max(1));
     let slots_fitting = if i128::from(kv) <= room {
         f(np)
     } else if per_slot == 0 {
@@ -364,7 +368,7 @@ pub(super) fn estimate(s: &Scenario, gpu_total_bytes: u64, warnings: Warnings) -
         util: 1.0,
         model_len: s.model_len(),
         // Held within the slot (`plan/features.rs` `too_long`).
-        workload_tokens: s.request_tokens().min(len),
+        workload_tokens: s.request_tokens().min(slot),
         users: s.workload.users,
         refusal,
         engine: s.flags.engine,
@@ -389,6 +393,7 @@ pub(super) fn estimate(s: &Scenario, gpu_total_bytes: u64, warnings: Warnings) -
         max_concurrency_workload: slots_fitting,
         max_model_len_fit,
         max_model_len: len,
+        request_len: slot,
         max_num_seqs: np,
         max_num_batched_tokens: n_batch.min(ctx.n_ctx),
         nvidia_smi_bytes: weights

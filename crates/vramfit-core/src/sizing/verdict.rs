@@ -69,8 +69,8 @@ impl Verdict {
         self.set_pool.map(|(need, _)| need)
     }
 
-    /// The tokens of one request as the concurrency counts them (prompt + output, cut to the
-    /// context length where the engine refuses longer requests).
+    /// The tokens of one request as the concurrency counts them (prompt, media and output),
+    /// cut to the longest request the engine holds ([`super::Estimate::request_len`]).
     #[must_use]
     pub fn workload_tokens(&self) -> u64 {
         self.workload_tokens

@@ -403,6 +403,13 @@ fn a_request_holds_its_images_tokens_in_the_count_the_warning_and_the_speed() {
     assert_eq!(e.block_size, 1);
     assert!((e.max_concurrency_workload - e.kv_blocks as f64 / 66_816.0).abs() < 1e-9);
     assert!(!t.warnings.iter().any(|x| x.contains("context length")));
+    // Its prefill runs the images' 65,536 tokens through the decoder with the prompt's
+    // 1,024: the activation peak is that of a 66,560-token text prompt (before, of 1,024).
+    let mut text = i.clone();
+    text.flags.features.mm.images = None;
+    text.workload.prompt_tokens = 66_560;
+    let text = plan(&cat, &text).unwrap();
+    assert_eq!(e.activation_bytes, text.estimate.activation_bytes);
     i.flags.engine = Engine::DEFAULT;
     i.flags.max_model_len = None;
     // `--max-model-len -1` on an L4 (24 GB): vLLM picks the longest length whose KV fits,
@@ -650,18 +657,71 @@ fn llama_cpp_holds_a_request_within_its_slot() {
         p.warnings
     );
     assert!(p.run.as_ref().unwrap().speed.decode_tokens_per_s_per_user > 0.0);
-    // 8,000 prompt tokens run; the output stops at 8,192 − 1 − 8,000 = 191 tokens.
+    // 8,000 prompt tokens run; the output stops at 8,192 − 8,000 = 192 tokens (the check
+    // `n_tokens + 1 >= n_ctx` runs before the sampled token joins the cache).
     i.workload.prompt_tokens = 8_000;
     let p = plan(&cat, &i).unwrap();
     assert!(
         p.warnings
             .iter()
-            .any(|w| w.contains("at 191 tokens instead of 256")),
+            .any(|w| w.contains("at 192 tokens instead of 256")),
         "{:?}",
         p.warnings
     );
+    // 8,000 + 192 = 8,192: every output token comes; no warning.
+    i.workload.output_tokens = 192;
+    let p = plan(&cat, &i).unwrap();
+    assert!(
+        !p.warnings.iter().any(|w| w.contains("llama.cpp slot")),
+        "{:?}",
+        p.warnings
+    );
+    i.workload.output_tokens = 256;
+    // `-c` is padded to 256 cells: at a length of 8,000 the slot holds 8,192, so an
+    // 8,100-token prompt is taken (its output stops at 92 tokens), not refused.
+    i.flags.max_model_len = Some(8000);
+    i.workload.prompt_tokens = 8_100;
+    let p = plan(&cat, &i).unwrap();
+    assert!(
+        p.warnings.iter().any(
+            |w| w.contains("slot of 8,192 tokens") && w.contains("at 92 tokens instead of 256")
+        ),
+        "{:?}",
+        p.warnings
+    );
+    i.flags.max_model_len = Some(8192);
     // 1,024 + 256 fit the slot: no warning.
     i.workload.prompt_tokens = 1_024;
     let p = plan(&cat, &i).unwrap();
     assert!(!p.warnings.iter().any(|w| w.contains("llama.cpp slot")));
+}
+
+#[test]
+fn a_transformers_request_the_kv_cache_cannot_hold_once_does_not_queue() {
+    // transformers runs a request past the length, whole: 1,024 + 150,000 output tokens of
+    // Llama 3.1 8B (128 KiB of KV per token) on a 24 GB L4 need 151,024 × 128 KiB = 18.4 GiB
+    // of KV cache, more than what the weights leave. Before, "starts, but only 0.3 requests
+    // … fit; 1 users will queue", at 0.0 tok/s; the first request runs out of memory instead.
+    use vramfit_core::plan::{plan, Inputs};
+    let cat = Catalog::bundled();
+    let mut i = Inputs {
+        model: "llama-3.1-8b".into(),
+        gpu: "l4".into(),
+        ..Inputs::default()
+    };
+    i.flags.engine = Engine::Transformers;
+    i.tensor_parallel_size = Some(1);
+    i.workload.output_tokens = 150_000;
+    let p = plan(&cat, &i).unwrap();
+    let e = &p.estimate;
+    assert_eq!(e.fit, Fit::KvTooSmall, "{}", p.verdict);
+    assert_eq!(e.kv_bytes_per_token, 131_072);
+    assert!(
+        e.verdict.to_string().starts_with(&format!(
+            "will not start: one request of 151024 tokens needs {}",
+            vramfit_core::units::fmt_gib(151_024 * 131_072)
+        )),
+        "{}",
+        e.verdict
+    );
 }
