@@ -61,7 +61,8 @@ pub fn render(
             // At most the longest length the engine takes: `max_model_len_fit` stops at the
             // model's `max_position_embeddings` (vLLM refuses a longer `--max-model-len`
             // unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1).
-            let most = if inputs.flags.allow_long_max_model_len {
+            let vllm = matches!(inputs.flags.engine, vramfit_core::engine::Engine::Vllm { .. });
+            let most = if vllm && inputs.flags.allow_long_max_model_len {
                 u64::MAX
             } else {
                 p.estimate.max_model_len_fit
@@ -69,7 +70,8 @@ pub fn render(
             let ans = p.estimate.longest_len_for_users(n).min(most);
             (
                 "context",
-                Some(ans),
+                // No length fits: "none fits", exit 1 (not "context: 0").
+                (ans > 0).then_some(ans),
                 format!(
                     "longest context each of {n} concurrent users can have at TP {} × PP {}",
                     p.tensor_parallel_size, p.pipeline_parallel_size

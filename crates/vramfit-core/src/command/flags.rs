@@ -487,9 +487,12 @@ fn apply(c: &mut Command, to: To, written: &str, value: Option<&str>) -> Result<
         To::Quantization => {
             let v = value.ok_or_else(need)?;
             c.quantization = Some(v.to_ascii_lowercase());
+            // vLLM's `None` (or an empty value) is no quantization (`optional_type`): the
+            // checkpoint's format, nothing to list.
+            let none = matches!(c.engine, Engine::Vllm { .. }) && matches!(v, "None" | "");
             // A method that names no weight format of the table (`compressed-tensors`,
             // `bitsandbytes`, `gguf`) leaves the format to the checkpoint, and is listed.
-            if c.inputs.set(Field::Format, v).is_err() {
+            if !none && c.inputs.set(Field::Format, v).is_err() {
                 c.unmodelled.push(Unmodelled {
                     flag: written.to_string(),
                     value: Some(v.to_string()),

@@ -592,6 +592,12 @@ fn a_quantization_method_the_engine_lacks_does_not_start() {
     );
     // A spelling vramfit reads as a format but vLLM does not take (`int4`): refused too,
     // with the methods nearest to it.
+    // `None` is vLLM's no quantization: nothing to check, nothing listed as not modelled.
+    let none = on(
+        "h100-sxm",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --quantization None",
+    );
+    assert!(none.checks.is_empty(), "{:?}", none.checks);
     let c = on(
         "h100-sxm",
         "vllm serve meta-llama/Llama-3.1-8B-Instruct -q awq-int4",

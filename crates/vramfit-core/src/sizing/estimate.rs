@@ -106,8 +106,15 @@ pub struct Estimate {
     /// engines, which refuse a longer one; llama.cpp's slot (`sizing/llama_cpp.rs`);
     /// `u64::MAX` for transformers, whose `generate` runs past the length. The verdict's
     /// count, the speed (`throughput::traffic`) and the plan's warning
-    /// (`plan/features.rs` `too_long`) cut a request to it.
+    /// (`plan/features.rs` `too_long`) cut a request to it. Not serialized (the sentinel is
+    /// past what JSON numbers hold exactly).
+    #[serde(skip)]
     pub request_len: u64,
+    /// llama.cpp: `(users, length)`, the longest slot length at which the workload's users
+    /// each have a slot that fits. Its cells are allocated at start, so the pool's blocks
+    /// ([`Estimate::longest_len_for_users`]) do not answer it. `None` for the other engines.
+    #[serde(skip)]
+    pub slots_longest_len: Option<(u64, u64)>,
     /// `max_num_seqs` used.
     pub max_num_seqs: u64,
     /// `max_num_batched_tokens` used.
@@ -586,9 +593,16 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         Fit::Refused
     } else if too_large {
         Fit::WeightsTooLarge
-    } else if kv_blocks < req_blocks.max(wl_blocks) {
-        // vLLM checks one request of `max_model_len` at start; a transformers request longer
-        // than that (it is not cut) must fit too, or the first one runs out of memory.
+    } else if kv_blocks
+        < if held == u64::MAX {
+            wl_blocks
+        } else {
+            req_blocks
+        }
+    {
+        // vLLM checks one request of `max_model_len` at start. transformers allocates no
+        // length ahead: one request of the workload, whole, must fit, or it runs out of
+        // memory.
         Fit::KvTooSmall
     } else if max_concurrency_workload + 1e-9 < f(s.workload.users) {
         Fit::FitsWithQueueing
@@ -599,14 +613,14 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         fit,
         pool: pool_signed,
         // The request the KV cache is too small for, when it is: transformers' whole one.
-        per_request: if wl_blocks > req_blocks {
+        per_request: if held == u64::MAX {
             wl_blocks.saturating_mul(block_bytes)
         } else {
             kv_bytes_per_request
         },
         conc: max_concurrency_workload,
         util,
-        model_len: if wl_blocks > req_blocks {
+        model_len: if held == u64::MAX {
             workload_len
         } else if vllm && s.flags.fit_max_model_len {
             max_model_len
@@ -641,6 +655,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         max_model_len_fit,
         max_model_len,
         request_len: held,
+        slots_longest_len: None,
         max_num_seqs,
         max_num_batched_tokens,
         nvidia_smi_bytes: nvidia_smi,
@@ -691,6 +706,10 @@ impl Estimate {
     #[must_use]
     pub fn longest_len_for_users(&self, users: u64) -> u64 {
         let users = users.max(1);
+        if let Some((u, l)) = self.slots_longest_len.filter(|(u, _)| *u == users) {
+            debug_assert_eq!(u, users);
+            return l;
+        }
         let fits = |l: u64| {
             users.saturating_mul(self.kv_groups.blocks_for_len(
                 self.block_size,

@@ -725,3 +725,33 @@ fn a_transformers_request_the_kv_cache_cannot_hold_once_does_not_queue() {
         e.verdict
     );
 }
+
+#[test]
+fn llama_cpp_longest_context_for_users_is_the_longest_their_slots_fit_at() {
+    // llama.cpp allocates every slot's cells at start: the longest context each of 4 users
+    // can have is the longest `--max-model-len` at which 4 slots fit (`-np 4`), and one
+    // 256-cell step more does not. Before, the pool's allocated cells answered it: 32,768
+    // each on an L4, where a plan at that length held one request.
+    use vramfit_core::plan::{plan, Inputs};
+    let cat = Catalog::bundled();
+    let mut i = Inputs {
+        model: "llama-3.1-8b".into(),
+        gpu: "l4".into(),
+        ..Inputs::default()
+    };
+    i.flags.engine = Engine::LlamaCpp;
+    i.tensor_parallel_size = Some(1);
+    i.workload.users = 4;
+    let l = plan(&cat, &i).unwrap().estimate.longest_len_for_users(4);
+    assert!(l > 0);
+    let at = |len: u64| {
+        let mut j = i.clone();
+        j.flags.max_model_len = Some(len);
+        plan(&cat, &j).unwrap().estimate
+    };
+    let fits = at(l);
+    assert_eq!(fits.fit, Fit::Fits, "{}", fits.verdict);
+    assert!(fits.max_concurrency >= 4.0);
+    let over = at(l + 256);
+    assert!(over.max_concurrency < 4.0, "{}", over.verdict);
+}
