@@ -379,6 +379,11 @@ pub(super) fn read(engine: Engine, args: &[String]) -> Result<Command, CommandEr
         };
         match row {
             Some(to) => apply(&mut c, to, &written, value.as_deref())?,
+            // A known flag that takes a value, with none (the command's end, or a dash word
+            // next): argparse stops ("expected one argument"), as for the modelled rows.
+            None if value.is_none() && !switch && t.no_memory.contains(&flag.as_str()) => {
+                return Err(CommandError::MissingValue { flag: written });
+            }
             None => c.unmodelled.push(Unmodelled {
                 flag: written.clone(),
                 value: value.clone(),

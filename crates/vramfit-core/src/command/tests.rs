@@ -269,6 +269,18 @@ fn bad_input_names_the_problem() {
         msg("vllm serve m --max-model-len"),
         "`--max-model-len` needs a value"
     );
+    // A known flag that takes a value, followed by another flag: argparse's "expected one
+    // argument" (before, `--served-model-name` was listed as not modelled and the command
+    // "started"). A switch before a flag is fine.
+    assert_eq!(
+        msg("vllm serve m --served-model-name --enforce-eager"),
+        "`--served-model-name` needs a value"
+    );
+    assert_eq!(
+        msg("python -m sglang.launch_server --model-path m --port"),
+        "`--port` needs a value"
+    );
+    assert!(parse("vllm serve m --trust-remote-code --enforce-eager").is_ok());
     // Out of range: the input table's own message.
     assert_eq!(
         msg("vllm serve m --gpu-memory-utilization 1.5"),
