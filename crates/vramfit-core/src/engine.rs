@@ -139,17 +139,10 @@ impl Engine {
         }
     }
 
-    /// Whether the engine refuses a request longer than its context length (the sources are
-    /// in `plan/features.rs` `too_long`): vLLM, SGLang and TensorRT-LLM; transformers runs
-    /// past the trained length, and llama.cpp's limit is each slot's share of `--ctx-size`.
-    #[must_use]
-    pub fn refuses_long_requests(self) -> bool {
-        matches!(self, Self::Vllm { .. } | Self::Sglang | Self::TrtLlm)
-    }
-
-    /// Whether a request is held within the context length: refused past it
-    /// ([`Engine::refuses_long_requests`]), or, in llama.cpp's server, refused when its
-    /// prompt fills the slot and stopped when its output does. transformers runs past it.
+    /// Whether a request is held within the context length: vLLM, SGLang and TensorRT-LLM
+    /// refuse a longer one; llama.cpp's server refuses a prompt that fills its slot and stops
+    /// an output that does; transformers runs past it (sources: `plan/features.rs`
+    /// `too_long`).
     #[must_use]
     pub fn holds_requests_within_length(self) -> bool {
         self != Self::Transformers

@@ -392,16 +392,14 @@ pub fn serves(w: &crate::inputs::Workload, sv: &Serving, targets: bool) -> bool 
 fn replicas_needed(s: &Scenario, gpu: &Gpu, memory: u64, targets: bool) -> Option<u64> {
     let w = &s.workload;
     let (e, r) = crate::throughput::replica(s, gpu, Link::Own);
+    // The requests' lengths once; each count of replicas changes only the load.
+    let base = crate::throughput::traffic(s, &e, replica_load(w, 1));
     let ok = |n: u64| {
-        serves(
-            w,
-            &serve(
-                &r,
-                &FITTED,
-                &crate::throughput::traffic(s, &e, replica_load(w, n)),
-            ),
-            targets,
-        )
+        let t = crate::serving::Traffic {
+            load: replica_load(w, n),
+            ..base
+        };
+        serves(w, &serve(&r, &FITTED, &t), targets)
     };
     let memory = memory.max(1);
     if ok(memory) {

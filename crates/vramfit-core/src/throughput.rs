@@ -82,7 +82,8 @@ pub fn traffic(s: &Scenario, e: &Estimate, load: Load) -> Traffic {
         .saturating_add(crate::sizing::mm::per_request(s).0);
     let output = s.workload.output_tokens.max(1);
     // A request longer than the context length is refused by the engines that serve, or
-    // stopped at it by llama.cpp (`Engine::holds_requests_within_length`; the plan warns):
+    // stopped at it by llama.cpp (`Estimate::request_len`, `u64::MAX` for transformers;
+    // the plan warns):
     // the speed counts it cut to the length, as the KV cache's figures do
     // (`sizing/estimate.rs`): the prompt cut, where the engine refuses it, or the output,
     // where llama.cpp stops it with the slot full (`plan/features.rs` `too_long`).

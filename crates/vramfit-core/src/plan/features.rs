@@ -99,7 +99,6 @@ pub(super) fn feature_warnings(s: &Scenario, inputs: &Inputs) -> Vec<String> {
 ///   prompt + output ≥ the length.
 /// - TensorRT-LLM, `tensorrt_llm/llmapi/llm.py` `_check_arguments`: the prompt length and
 ///   `max_tokens` "should not exceed max_seq_len".
-///
 /// - llama.cpp's server, with context shift off (its default since ggml-org/llama.cpp#15416),
 ///   holds each request within its slot's share of `-c` (the plan's length: the command
 ///   writes `-c` = length × `-np`), `tools/server/server-context.cpp`: a prompt (media
@@ -153,13 +152,13 @@ pub(super) fn too_long(s: &Scenario, max_model_len: u64) -> Option<String> {
     } else {
         "longer than"
     };
+    let parts = format!(
+        "{} prompt{media} + {} output",
+        fmt_count(w.prompt_tokens),
+        fmt_count(w.output_tokens)
+    );
+    let len = fmt_count(max_model_len);
     if engine == Engine::LlamaCpp {
-        let parts = format!(
-            "{} prompt{media} + {} output",
-            fmt_count(w.prompt_tokens),
-            fmt_count(w.output_tokens)
-        );
-        let len = fmt_count(max_model_len);
         return if prompt >= max_model_len {
             Some(format!(
                 "requests of {} tokens ({parts}): prompts of {} tokens fill a llama.cpp slot of {len} tokens, and llama.cpp refuses them (\"exceeds the available context size\"); the KV cache's figures and the speed count requests of {len} tokens",
@@ -177,15 +176,12 @@ pub(super) fn too_long(s: &Scenario, max_model_len: u64) -> Option<String> {
             None
         };
     }
-    (engine.refuses_long_requests() && over).then(|| {
+    // vLLM, SGLang, TensorRT-LLM: refused.
+    over.then(|| {
         format!(
-            "requests of {} tokens ({} prompt{media} + {} output) are {how} the context length of {} tokens: {} refuses them; the KV cache's figures and the speed count requests of {} tokens",
+            "requests of {} tokens ({parts}) are {how} the context length of {len} tokens: {} refuses them; the KV cache's figures and the speed count requests of {len} tokens",
             fmt_count(asked),
-            fmt_count(w.prompt_tokens),
-            fmt_count(w.output_tokens),
-            fmt_count(max_model_len),
             engine.name(),
-            fmt_count(max_model_len),
         )
     })
 }

@@ -304,6 +304,9 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let (def_seqs, def_tokens) = vllm_defaults(gpu_total_bytes);
     // Clamped to ranges no engine exceeds, so that every product below stays inside u64.
     let max_model_len = s.model_len().min(1 << 32);
+    // One request's tokens (prompt, media, output), read once: each reading walks the
+    // multimodal items.
+    let request = s.request_tokens();
     let max_num_seqs = s.flags.max_num_seqs.unwrap_or(def_seqs).clamp(1, 1 << 20);
     let max_num_batched_tokens = s
         .flags
@@ -467,8 +470,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         Engine::Transformers => {
             // Prefill of the whole prompt batch at once: the fp32 logits dominate.
             // The images' tokens go through the decoder with the prompt's.
-            let tokens = s
-                .request_tokens()
+            let tokens = request
                 .saturating_sub(s.workload.output_tokens)
                 .clamp(1, 1 << 32)
                 .saturating_mul(s.workload.users.clamp(1, 1 << 20));
@@ -572,7 +574,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     } else {
         u64::MAX
     };
-    let workload_len = s.request_tokens().saturating_add(ahead).clamp(1, held);
+    let workload_len = request.saturating_add(ahead).clamp(1, held);
     let wl_blocks = blocks_for(workload_len);
     let max_concurrency_workload = if wl_blocks == 0 {
         0.0
@@ -629,7 +631,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         },
         // The length the concurrency counts: a request longer than the context length is
         // cut to it here, and refused by the engine (the plan's warning, `plan::too_long`).
-        workload_tokens: s.request_tokens().min(held),
+        workload_tokens: request.min(held),
         users: s.workload.users,
         refusal,
         engine: s.flags.engine,
@@ -706,8 +708,7 @@ impl Estimate {
     #[must_use]
     pub fn longest_len_for_users(&self, users: u64) -> u64 {
         let users = users.max(1);
-        if let Some((u, l)) = self.slots_longest_len.filter(|(u, _)| *u == users) {
-            debug_assert_eq!(u, users);
+        if let Some((_, l)) = self.slots_longest_len.filter(|(u, _)| *u == users) {
             return l;
         }
         let fits = |l: u64| {

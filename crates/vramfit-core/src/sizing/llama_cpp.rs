@@ -394,11 +394,16 @@ pub(super) fn estimate(s: &Scenario, gpu_total_bytes: u64, warnings: Warnings) -
         max_model_len_fit,
         max_model_len: len,
         request_len: slot,
+        // One user's slot is `max_model_len_fit`, the same search: no second one.
         slots_longest_len: Some((
             users,
-            largest(m.max_position_embeddings.max(1), |l| {
-                fits(&Context::for_slots(l, users, n_batch))
-            }),
+            if users == 1 {
+                max_model_len_fit
+            } else {
+                largest(m.max_position_embeddings.max(1), |l| {
+                    fits(&Context::for_slots(l, users, n_batch))
+                })
+            },
         )),
         max_num_seqs: np,
         max_num_batched_tokens: n_batch.min(ctx.n_ctx),
