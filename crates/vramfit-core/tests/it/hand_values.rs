@@ -4,9 +4,19 @@
 use vramfit_core::catalog::Catalog;
 use vramfit_core::dtype::{KvDtype, WeightFormat};
 use vramfit_core::inputs::Field;
+use vramfit_core::plan::{plan, Inputs};
 use vramfit_core::sizing::{estimate_bytes, weights_per_gpu, Engine, Fit, Scenario, GIB};
 
 use crate::support::arch;
+
+/// The default inputs with a catalog model and GPU.
+fn on(model: &str, gpu: &str) -> Inputs {
+    Inputs {
+        model: model.into(),
+        gpu: gpu.into(),
+        ..Inputs::default()
+    }
+}
 
 fn scen(id: &str, tp: u64) -> Scenario {
     let mut s = Scenario::new(arch(id));
@@ -156,13 +166,8 @@ fn expert_parallel_needs_experts_to_divide() {
 
 #[test]
 fn a_speed_target_widens_the_layout_instead_of_adding_replicas() {
-    use vramfit_core::plan::{plan, Inputs};
     let cat = Catalog::bundled();
-    let base = Inputs {
-        model: "llama-3.1-70b".into(),
-        gpu: "h100-sxm".into(),
-        ..Inputs::default()
-    };
+    let base = on("llama-3.1-70b", "h100-sxm");
     let p = plan(&cat, &base).unwrap();
     let slow = p.run.as_ref().unwrap().speed.decode_tokens_per_s_per_user;
     let fast = plan(
@@ -311,13 +316,8 @@ fn hybrid_kv_groups_serialize_as_the_list_of_groups() {
 #[test]
 fn a_time_to_first_token_target_widens_the_layout() {
     use vramfit_core::catalog::Catalog;
-    use vramfit_core::plan::{plan, Inputs};
     let cat = Catalog::bundled();
-    let mut base = Inputs {
-        model: "llama-3.1-70b".into(),
-        gpu: "h100-sxm".into(),
-        ..Inputs::default()
-    };
+    let mut base = on("llama-3.1-70b", "h100-sxm");
     base.workload.prompt_tokens = 8192;
     let p = plan(&cat, &base).unwrap();
     let slow = p.run.as_ref().unwrap().speed.ttft_s * 1000.0;
@@ -348,13 +348,8 @@ fn a_request_holds_its_images_tokens_in_the_count_the_warning_and_the_speed() {
     // vLLM checks "text tokens plus multimodal tokens" against the length
     // (`vllm/v1/engine/processor.py` `_validate_model_input`). Before, the verdict said
     // "requests of 1280 tokens" beside a count made at 66,816.
-    use vramfit_core::plan::{plan, Inputs};
     let cat = Catalog::bundled();
-    let mut i = Inputs {
-        model: "qwen2.5-vl-7b".into(),
-        gpu: "h100-sxm".into(),
-        ..Inputs::default()
-    };
+    let mut i = on("qwen2.5-vl-7b", "h100-sxm");
     // The model's own length (the page's default is 8,192).
     i.flags.max_model_len = None;
     i.flags.features.mm.images = Some(4);
@@ -416,11 +411,7 @@ fn a_request_holds_its_images_tokens_in_the_count_the_warning_and_the_speed() {
     // shorter than the model's; a 100,000-token prompt is counted, and its speed taken, at
     // that length (before, the speed was cut at the model's 131,072 tokens, did not fit the
     // pool, and read 0.0 tok/s).
-    let mut i = Inputs {
-        model: "llama-3.1-8b".into(),
-        gpu: "l4".into(),
-        ..Inputs::default()
-    };
+    let mut i = on("llama-3.1-8b", "l4");
     i.set(vramfit_core::inputs::Field::MaxModelLen, "-1")
         .unwrap();
     i.workload.prompt_tokens = 100_000;
@@ -437,13 +428,8 @@ fn requests_longer_than_the_context_are_counted_at_it_and_warned() {
     // prompt + 256 output tokens: vLLM refuses each such request (HTTP 400, "This model's
     // maximum context length is 512 tokens"). The concurrency counts requests cut to 512
     // tokens, 512 / 16 = 32 blocks each, and the verdict says 512, not 1,280.
-    use vramfit_core::plan::{plan, Inputs};
     let cat = Catalog::bundled();
-    let mut i = Inputs {
-        model: "llama-3.1-8b".into(),
-        gpu: "h100-sxm".into(),
-        ..Inputs::default()
-    };
+    let mut i = on("llama-3.1-8b", "h100-sxm");
     i.flags.max_model_len = Some(512);
     assert_eq!(
         (i.workload.prompt_tokens, i.workload.output_tokens),
@@ -538,13 +524,8 @@ fn a_set_kv_size_larger_than_the_gpu_names_itself_as_the_cause() {
 
     // The plan's checked fix: the largest whole GiB left beside the rest on an H100
     // (79.19 GiB as CUDA reports it), which then starts.
-    use vramfit_core::plan::{plan, Inputs};
     let cat = Catalog::bundled();
-    let mut i = Inputs {
-        model: "llama-3.1-8b".into(),
-        gpu: "h100-sxm".into(),
-        ..Inputs::default()
-    };
+    let mut i = on("llama-3.1-8b", "h100-sxm");
     i.flags.max_model_len = Some(8192);
     i.flags.features.kv_cache_memory_bytes = Some(100 * GIB);
     let p = plan(&cat, &i).unwrap();
@@ -574,16 +555,11 @@ fn nccl_memory_follows_the_tp_group_not_the_world() {
     // sends only to its neighbours, so Llama 3.1 8B at TP 8 × PP 4 holds 1.93 + 8 × 0.07 =
     // 2.49 GiB, as at TP 8 × PP 1; before, 1.93 + 32 × 0.07 = 4.17 GiB, and at TP 128 ×
     // PP 128 1,148.81 GiB per GPU.
-    use vramfit_core::plan::{plan, Inputs};
     let cat = Catalog::bundled();
     // Truncated to whole bytes, as the estimate does.
     let gib = |x: f64| (x * (1u64 << 30) as f64) as u64;
     let at = |tp: &str, pp: &str| {
-        let mut i = Inputs {
-            model: "llama-3.1-8b".into(),
-            gpu: "h100-sxm".into(),
-            ..Inputs::default()
-        };
+        let mut i = on("llama-3.1-8b", "h100-sxm");
         i.set(Field::TensorParallelSize, tp).unwrap();
         i.set(Field::PipelineParallelSize, pp).unwrap();
         plan(&cat, &i).unwrap().estimate.non_torch_bytes
@@ -602,14 +578,9 @@ fn the_scale_chart_at_max_load_cuts_a_request_longer_than_the_model_as_the_plan_
     // counts them cut to it, as the plan does (which warns). Before, it asked for a
     // `--max-model-len` of 200,256, which vLLM refuses, and every layout read "does not fit"
     // with no reason given.
-    use vramfit_core::plan::{plan, Inputs};
     use vramfit_core::serving::Load;
     let cat = Catalog::bundled();
-    let i = Inputs {
-        model: "llama-3.1-8b".into(),
-        gpu: "h100-sxm".into(),
-        ..Inputs::default()
-    };
+    let i = on("llama-3.1-8b", "h100-sxm");
     let sc = vramfit_core::plan::scaling_at(&cat, &i, Some((200_000, 256)), Some(Load::MaxLoad))
         .unwrap();
     let tp1 = sc
@@ -637,13 +608,8 @@ fn llama_cpp_holds_a_request_within_its_slot() {
     // `tools/server/server-context.cpp`). The plan's command gives each slot the plan's
     // length, 8,192 here. Before, a 10,000-token prompt "fit", counted at 10,256 tokens, and
     // decoded at 0.0 tok/s, with no warning.
-    use vramfit_core::plan::{plan, Inputs};
     let cat = Catalog::bundled();
-    let mut i = Inputs {
-        model: "llama-3.1-8b".into(),
-        gpu: "h100-sxm".into(),
-        ..Inputs::default()
-    };
+    let mut i = on("llama-3.1-8b", "h100-sxm");
     i.flags.engine = Engine::LlamaCpp;
     assert_eq!(i.flags.max_model_len, Some(8192));
     i.workload.prompt_tokens = 10_000;
@@ -702,13 +668,8 @@ fn a_transformers_request_the_kv_cache_cannot_hold_once_does_not_queue() {
     // Llama 3.1 8B (128 KiB of KV per token) on a 24 GB L4 need 151,024 × 128 KiB = 18.4 GiB
     // of KV cache, more than what the weights leave. Before, "starts, but only 0.3 requests
     // … fit; 1 users will queue", at 0.0 tok/s; the first request runs out of memory instead.
-    use vramfit_core::plan::{plan, Inputs};
     let cat = Catalog::bundled();
-    let mut i = Inputs {
-        model: "llama-3.1-8b".into(),
-        gpu: "l4".into(),
-        ..Inputs::default()
-    };
+    let mut i = on("llama-3.1-8b", "l4");
     i.flags.engine = Engine::Transformers;
     i.tensor_parallel_size = Some(1);
     i.workload.output_tokens = 150_000;
@@ -732,13 +693,8 @@ fn llama_cpp_longest_context_for_users_is_the_longest_their_slots_fit_at() {
     // can have is the longest `--max-model-len` at which 4 slots fit (`-np 4`), and one
     // 256-cell step more does not. Before, the pool's allocated cells answered it: 32,768
     // each on an L4, where a plan at that length held one request.
-    use vramfit_core::plan::{plan, Inputs};
     let cat = Catalog::bundled();
-    let mut i = Inputs {
-        model: "llama-3.1-8b".into(),
-        gpu: "l4".into(),
-        ..Inputs::default()
-    };
+    let mut i = on("llama-3.1-8b", "l4");
     i.flags.engine = Engine::LlamaCpp;
     i.tensor_parallel_size = Some(1);
     i.workload.users = 4;
