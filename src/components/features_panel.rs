@@ -2,33 +2,14 @@
 //! decoding, eager mode, CPU offload, prefix caching, a set KV size): each control is one
 //! row of the core's input table, and the link carries it.
 
+use crate::components::choice::Choice;
 use crate::components::later::Later;
 use crate::components::number_field::NumberField;
+use crate::components::switch::Switch;
 use crate::state::AppState;
 use leptos::prelude::*;
 use vramfit_core::inputs::{key, Field, SpecMethod};
 use vramfit_core::units::{fmt_bytes, fmt_count};
-
-/// A checkbox bound to an on/off row of the input table.
-#[component]
-fn Switch(field: Field, id: &'static str, help: &'static str) -> impl IntoView {
-    let st = expect_context::<AppState>();
-    let label = format!(" {}", key(field).label);
-    view! {
-        <label class="vf-check" title=help>
-            <input
-                type="checkbox"
-                data-testid=id
-                prop:checked=move || st.decoded.with(|(i, _)| i.text(field).is_some())
-                on:change=move |ev| {
-                    let on = event_target_checked(&ev);
-                    st.choose(field, if on { "1" } else { "0" });
-                }
-            />
-            {label}
-        </label>
-    }
-}
 
 /// The features' inputs, folded under one summary, and the note on what the multimodal
 /// reservation costs.
@@ -57,12 +38,6 @@ pub fn FeaturesPanel() -> impl IntoView {
             })
         })
     };
-    let method_options = || {
-        SpecMethod::ALL
-            .into_iter()
-            .map(|m| view! { <option value=m.id()>{m.id()}</option> })
-            .collect_view()
-    };
     view! {
         <details class="vf-features" data-testid="features">
             <summary>"Deployment features (multimodal, LoRA, speculative decoding, …)"</summary>
@@ -74,17 +49,12 @@ pub fn FeaturesPanel() -> impl IntoView {
                 <NumberField field=Field::MmVideos id="mm-videos" help="Videos per prompt (Qwen-VL): a video is profiled at the most frames that fit the context" placeholder="999 (vLLM)"/>
                 <NumberField field=Field::MmFrames id="mm-frames" help="Frames sampled per video (num_frames)" placeholder="most that fit"/>
                 <NumberField field=Field::MmMaxPixels id="mm-max-pixels" help="max_pixels of the Qwen-VL processor: tokens per image = max_pixels ÷ 28²" placeholder="processor default"/>
-                <label class="vf-field" title="--mm-encoder-tp-mode: weights shards the encoder over the TP ranks (vLLM's default); data keeps it whole on every rank">
-                    <span>{key(Field::MmEncoderTpMode).label}</span>
-                    <select
-                        data-testid="mm-encoder-tp-mode"
-                        on:change=move |ev| st.choose(Field::MmEncoderTpMode, &event_target_value(&ev))
-                        prop:value=move || if inputs.get().flags.features.mm.encoder_data_parallel { "data" } else { "weights" }
-                    >
-                        <option value="weights">"weights (sharded)"</option>
-                        <option value="data">"data (whole on every GPU)"</option>
-                    </select>
-                </label>
+                <Choice
+                    field=Field::MmEncoderTpMode
+                    id="mm-encoder-tp-mode"
+                    help="--mm-encoder-tp-mode: weights shards the encoder over the TP ranks (vLLM's default); data keeps it whole on every rank"
+                    options=vec![("weights", "weights (sharded)"), ("data", "data (whole on every GPU)")]
+                />
                 <Switch field=Field::SkipMmProfiling id="skip-mm-profiling" help="--skip-mm-profiling: vLLM leaves the encoder out of its profiling run, so nothing is reserved for it (leave the headroom yourself)"/>
                 <p class="vf-note" data-testid="mm-note">{mm_note}</p>
             </fieldset>
@@ -121,17 +91,12 @@ pub fn FeaturesPanel() -> impl IntoView {
             </fieldset>
             <fieldset>
                 <legend>"Speculative decoding (--speculative-config)"</legend>
-                <label class="vf-field" title="The drafter: n-gram (no GPU memory), an EAGLE / EAGLE-3 head, the model's MTP layers, or a draft model">
-                    <span>{key(Field::SpecMethod).label}</span>
-                    <select
-                        data-testid="spec-method"
-                        on:change=move |ev| st.choose(Field::SpecMethod, &event_target_value(&ev))
-                        prop:value=move || inputs.get().flags.features.spec.method.map_or("off", SpecMethod::id)
-                    >
-                        <option value="off">"off"</option>
-                        {method_options()}
-                    </select>
-                </label>
+                <Choice
+                    field=Field::SpecMethod
+                    id="spec-method"
+                    help="The drafter: n-gram (no GPU memory), an EAGLE / EAGLE-3 head, the model's MTP layers, or a draft model"
+                    options=[("off", "off")].into_iter().chain(SpecMethod::ALL.into_iter().map(|m| (m.id(), m.id()))).collect()
+                />
                 <NumberField field=Field::SpecTokens id="spec-tokens" help="num_speculative_tokens: tokens drafted per step" placeholder="3 (MTP: its layers)"/>
                 <NumberField field=Field::SpecAcceptance id="spec-acceptance" help="Chance each drafted token is accepted; the default is the method's published figure (EAGLE-3 0.75, EAGLE 0.62, MTP 0.81; draft model 0.7 and n-gram 0.3 are estimates)" step="any" placeholder="method default"/>
                 <label class="vf-field" title="The draft model (a catalog id or Hugging Face repo id): its weights and KV are counted when the catalog has it">

@@ -1,9 +1,11 @@
 //! The scenario inputs. Every change goes to the URL (the single source of truth).
 
+use crate::components::choice::Choice;
 use crate::components::features_panel::FeaturesPanel;
 use crate::components::later::painted;
 use crate::components::model_source::ModelSource;
 use crate::components::number_field::NumberField;
+use crate::components::switch::Switch;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
 use vramfit_core::decimal::parse_f64;
@@ -14,7 +16,6 @@ use vramfit_core::inputs::Field;
 #[component]
 pub fn InputsPanel() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let inputs = Memo::new(move |_| st.decoded.get().0);
     let (filter, set_filter) = signal(String::new());
     // Memos of the ids alone, so the long option lists rebuild only when the choice changes.
     let model_id = Memo::new(move |_| {
@@ -112,10 +113,10 @@ pub fn InputsPanel() -> impl IntoView {
             })
             .collect_view()
     };
-    let format_options = WeightFormat::ALL
+    let format_options: Vec<_> = [("auto", "as published")]
         .into_iter()
-        .map(|f| view! { <option value=f.id()>{f.id()}</option> })
-        .collect_view();
+        .chain(WeightFormat::ALL.into_iter().map(|f| (f.id(), f.id())))
+        .collect();
 
     view! {
         <form class="vf-inputs" on:submit=|ev| ev.prevent_default() aria-label="Scenario">
@@ -181,54 +182,21 @@ pub fn InputsPanel() -> impl IntoView {
                     {gpu_options}
                 </select>
             </label>
-            <label class="vf-field" title="Weight format: bf16/fp16 16-bit, fp8 8-bit float with scales, int4 AWQ/GPTQ 4-bit with group scales, MXFP4/NVFP4 4-bit float">
-                <span>"Weights"</span>
-                <select
-                    data-testid="format"
-                    on:change=move |ev| {
-                        let v = event_target_value(&ev);
-                        st.choose(Field::Format, &v);
-                    }
-                    prop:value=move || inputs.get().format.map_or("auto", |f| f.id())
-                >
-                    <option value="auto">"as published"</option>
-                    {format_options}
-                </select>
-            </label>
-            <label class="vf-field" title="--kv-cache-dtype: fp8 halves the KV cache">
-                <span>"KV cache"</span>
-                <select
-                    data-testid="kv-dtype"
-                    on:change=move |ev| {
-                        let v = event_target_value(&ev);
-                        st.choose(Field::KvDtype, &v);
-                    }
-                    prop:value=move || inputs.get().flags.kv_dtype.id()
-                >
-                    <option value="auto">"auto (model dtype)"</option>
-                    <option value="bf16">"bf16"</option>
-                    <option value="fp16">"fp16"</option>
-                    <option value="fp8">"fp8"</option>
-                </select>
-            </label>
-            <label class="vf-field" title="Whose memory accounting to follow">
-                <span>"Engine"</span>
-                <select
-                    data-testid="engine"
-                    on:change=move |ev| {
-                        let v = event_target_value(&ev);
-                        st.choose(Field::Engine, &v);
-                    }
-                    prop:value=move || inputs.get().flags.engine.id()
-                >
-                    <option value="vllm-0.19">"vLLM 0.19 (V1)"</option>
-                    <option value="vllm-0.16">"vLLM 0.11–0.16"</option>
-                    <option value="sglang">"SGLang"</option>
-                    <option value="trtllm">"TensorRT-LLM"</option>
-                    <option value="transformers">"HF transformers"</option>
-                    <option value="llama.cpp">"llama.cpp (llama-server)"</option>
-                </select>
-            </label>
+            <Choice field=Field::Format id="format" help="Weight format: bf16/fp16 16-bit, fp8 8-bit float with scales, int4 AWQ/GPTQ 4-bit with group scales, MXFP4/NVFP4 4-bit float" options=format_options/>
+            <Choice field=Field::KvDtype id="kv-dtype" help="--kv-cache-dtype: fp8 halves the KV cache" options=vec![("auto", "auto (model dtype)"), ("bf16", "bf16"), ("fp16", "fp16"), ("fp8", "fp8")]/>
+            <Choice
+                field=Field::Engine
+                id="engine"
+                help="Whose memory accounting to follow"
+                options=vec![
+                    ("vllm-0.19", "vLLM 0.19 (V1)"),
+                    ("vllm-0.16", "vLLM 0.11–0.16"),
+                    ("sglang", "SGLang"),
+                    ("trtllm", "TensorRT-LLM"),
+                    ("transformers", "HF transformers"),
+                    ("llama.cpp", "llama.cpp (llama-server)"),
+                ]
+            />
             <NumberField
                 field=Field::MaxModelLen
                 id="context-length"
@@ -256,64 +224,20 @@ pub fn InputsPanel() -> impl IntoView {
                 step="0.01"
                 placeholder="engine default"
             />
-            <label class="vf-field" title="--tensor-parallel-size: split each layer across GPUs. Auto picks the fewest GPUs that fit.">
-                <span>"Tensor parallel"</span>
-                <select
-                    data-testid="tp"
-                    on:change=move |ev| {
-                        st.choose(Field::TensorParallelSize, &event_target_value(&ev));
-                    }
-                    prop:value=move || inputs.get().tensor_parallel_size.map_or("auto".to_string(), |x| x.to_string())
-                >
-                    <option value="auto">"auto (fewest GPUs)"</option>
-                    <option value="1">"1"</option>
-                    <option value="2">"2"</option>
-                    <option value="4">"4"</option>
-                    <option value="8">"8"</option>
-                    <option value="16">"16"</option>
-                    {move || other(inputs.get().tensor_parallel_size, &[1, 2, 4, 8, 16])}
-                </select>
-            </label>
-            <label class="vf-field" title="--pipeline-parallel-size: split the layers into stages on different GPUs">
-                <span>"Pipeline parallel"</span>
-                <select
-                    data-testid="pp"
-                    on:change=move |ev| {
-                        st.choose(Field::PipelineParallelSize, &event_target_value(&ev));
-                    }
-                    prop:value=move || inputs.get().pipeline_parallel_size.map_or("auto".to_string(), |x| x.to_string())
-                >
-                    <option value="auto">"auto"</option>
-                    <option value="1">"1"</option>
-                    <option value="2">"2"</option>
-                    <option value="4">"4"</option>
-                    <option value="8">"8"</option>
-                    {move || other(inputs.get().pipeline_parallel_size, &[1, 2, 4, 8])}
-                </select>
-            </label>
-            <label class="vf-check" title="--enable-expert-parallel: MoE experts are split by expert over the GPUs (the expert count must divide)">
-                <input
-                    type="checkbox"
-                    data-testid="expert-parallel"
-                    prop:checked=move || inputs.get().flags.expert_parallel
-                    on:change=move |ev| {
-                        let on = event_target_checked(&ev);
-                        st.update(false, |i| i.flags.expert_parallel = on);
-                    }
-                />
-                " Expert parallel (MoE)"
-            </label>
+            <Choice
+                field=Field::TensorParallelSize
+                id="tp"
+                help="--tensor-parallel-size: split each layer across GPUs. Auto picks the fewest GPUs that fit."
+                options=vec![("auto", "auto (fewest GPUs)"), ("1", "1"), ("2", "2"), ("4", "4"), ("8", "8"), ("16", "16")]
+            />
+            <Choice
+                field=Field::PipelineParallelSize
+                id="pp"
+                help="--pipeline-parallel-size: split the layers into stages on different GPUs"
+                options=vec![("auto", "auto"), ("1", "1"), ("2", "2"), ("4", "4"), ("8", "8")]
+            />
+            <Switch field=Field::ExpertParallel id="expert-parallel" help="--enable-expert-parallel: MoE experts are split by expert over the GPUs (the expert count must divide)"/>
             <FeaturesPanel/>
         </form>
     }
-}
-
-/// A size a link or a command set that the list does not offer (TP 9 from `?tp=9`): its own
-/// option, selected, so that the list shows what the plan uses instead of going blank.
-fn other(size: Option<u64>, listed: &[u64]) -> Option<impl IntoView> {
-    size.filter(|x| !listed.contains(x)).map(|x| {
-        let v = x.to_string();
-        let text = v.clone();
-        view! { <option value=v selected=true>{text}</option> }
-    })
 }
