@@ -526,7 +526,7 @@ pub fn headline() -> Vec<(&'static str, f64, f64, usize)> {
 /// p90 %, rows). Kept as constants so the web bundle does not carry the calibration set; the
 /// test `headline_constants_match_the_calibration` recomputes them (2-decimal rounding).
 pub const HEADLINE: [(&str, f64, f64, usize); 3] = [
-    ("Weights per GPU (vLLM start-up logs)", 0.07, 0.42, 41),
+    ("Weights per GPU (vLLM start-up logs)", 0.12, 0.40, 41),
     ("KV cache pool per GPU (vLLM V1 logs)", 0.08, 0.42, 35),
     (
         "Rule of thumb's KV pool (parameters × bytes + 20 %)",

@@ -333,7 +333,10 @@ impl ModelArch {
             || model_type.starts_with("nemotron_h"));
         let qkv_bias = get_bool(c, "attention_bias").unwrap_or(false)
             || get_bool(c, "qkv_bias").unwrap_or(false)
-            || matches!(model_type.as_str(), "qwen2" | "qwen2_moe" | "qwen2_vl")
+            || matches!(
+                model_type.as_str(),
+                "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl" | "qwen2_5_vl_text"
+            )
             || is_phi2
             || (is_falcon && get_bool(c, "bias") == Some(true));
         let dense_bias = is_phi2 || (is_falcon && get_bool(c, "bias") == Some(true));

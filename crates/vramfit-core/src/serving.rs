@@ -28,10 +28,14 @@
 //! Roofline terms (Williams et al., CACM 2009; for LLMs: Yuan et al., "LLM Inference
 //! Unveiled", 2024, §3), with `T = d + p` tokens in the step:
 //! ```text
-//! weights read  = dense bytes + expert bytes × (1 − (1 − k/E)^T)          (MoE: experts touched)
+//! weights read  = dense bytes + expert bytes × (1 − (1 − k/E)^T)          (MoE: experts touched;
+//!                 an untied input embedding is looked up, not read: `weights_read_per_step`)
 //! t_linear      = max(weights read / (B × η_bw),  2 × active params × T / (F_prec × η_gemm(T)))
 //!                 (dense and expert GEMMs separately)
-//! t_kv          = d × (full-layer KV × ctx + window-layer KV × min(ctx, window)) / (B × η_kv)
+//! t_kv          = d × max((full-layer KV × ctx + window-layer KV × min(ctx, window)) / (B × η_kv),
+//!                         (full-layer FLOPs × ctx + window-layer FLOPs × min(ctx, window)) / (F_16 × η_gemm16))
+//!                 (decode attention's own roofline: MLA's absorbed decode is bound by its math,
+//!                 grouped-query attention by its KV reads; `attn_decode_flops_per_cached_token`)
 //! t_attn        = 4 × p × (input / 2) × heads × head_dim × layers / (F_16 × η_gemm16)
 //! t_comm        = layers × 2 × (α + 2 (t−1)/t × T × hidden × 2 B / (link × η_link))   (TP ring)
 //! stage         = t_linear + t_kv + t_attn + t_comm
@@ -102,26 +106,26 @@ pub struct Constants {
 /// `vramfit accuracy --check` refits them and fails when a refit would lower the loss by
 /// more than 0.002 (see [`crate::accuracy::speed`]).
 ///
-/// Read as physics: weights stream at 80 % of datasheet HBM bandwidth and paged KV at 75 %;
-/// 16- and 8-bit GEMMs reach 69 % of dense tensor peak, FP4 GEMMs 42 %, half of that at 114
+/// Read as physics: weights stream at 76 % of datasheet HBM bandwidth and paged KV at 74 %;
+/// 16- and 8-bit GEMMs reach 67 % of dense tensor peak, FP4 GEMMs 42 %, half of that at 110
 /// tokens per GEMM; an all-reduce reaches 44 % of the per-direction link bandwidth; each
-/// layer costs 87 µs per step outside the GEMMs with CUDA graphs (13 µs more without); each
+/// layer costs 85 µs per step outside the GEMMs with CUDA graphs (12 µs more without); each
 /// running request 6 µs of CPU per step. In DEP layouts the expert work and the all-to-all
-/// take 2.9× their uniform-routing time: more than routing imbalance alone (1.2–1.5× in
+/// take 3.0× their uniform-routing time (the bound of the fit): more than routing imbalance alone (1.2–1.5× in
 /// DeepSeek's EPLB notes), so the factor also carries the attention ranks' step
 /// synchronisation, which the model does not separate (70 rows, B200/GB200/H100).
 pub const FITTED: Constants = Constants {
-    eta_bw: 0.80,
-    eta_kv: 0.75,
-    eta_gemm16: 0.69,
-    eta_gemm8: 0.69,
+    eta_bw: 0.76,
+    eta_kv: 0.74,
+    eta_gemm16: 0.67,
+    eta_gemm8: 0.67,
     eta_gemm4: 0.42,
     eta_link: 0.44,
-    eager_layer_s: 12.6e-6,
+    eager_layer_s: 12e-6,
     per_seq_s: 5.9e-6,
-    gemm_half_tokens: 114.0,
-    layer_s: 87e-6,
-    ep_imbalance: 2.9,
+    gemm_half_tokens: 110.0,
+    layer_s: 85e-6,
+    ep_imbalance: 3.0,
 };
 
 impl Constants {
@@ -272,6 +276,11 @@ pub struct Replica {
     pub kv_full_per_token: f64,
     /// KV bytes per token per GPU of one stage, sliding-window (or chunked) layers.
     pub kv_window_per_token: f64,
+    /// Attention FLOPs one decoding token spends per cached token per GPU of one stage,
+    /// full-attention and sliding-window layers (`attn_decode_flops_per_cached_token`).
+    pub attn_full_flops: f64,
+    /// See [`Replica::attn_full_flops`].
+    pub attn_window_flops: f64,
     /// The sliding window, tokens (0 when none).
     pub window: f64,
     /// KV pool bytes per GPU.
@@ -422,7 +431,11 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
     } else {
         dense_compute
     };
-    let kv = micro * kv_read_per_seq(r, ctx) / (r.bandwidth * k.eta_kv);
+    // Decode attention, a roofline of its own: the KV it reads, or its math (MLA).
+    let kv = (micro * kv_read_per_seq(r, ctx) / (r.bandwidth * k.eta_kv)).max(
+        micro * (r.attn_full_flops * ctx + r.attn_window_flops * ctx.min(r.window))
+            / (r.flops16 * k.eta_gemm16),
+    );
     let attention = 4.0 * pm * pctx * r.attn_width * r.layers / (r.flops16 * k.eta_gemm16);
     let comm = if r.tp > 1.0 {
         let msg = t * r.hidden * 2.0;
@@ -737,7 +750,11 @@ impl Replica {
         } else {
             0.0
         };
-        let weights = f(crate::sizing::weights_per_gpu(s));
+        // What a step streams and multiplies: an untied input embedding is only looked up
+        // (`weights_read_per_step`), tied it is the LM head; a multimodal tower runs in
+        // prefill on media, and an MTP module only in its drafter (`sizing/spec.rs`).
+        let lookup = if p.lm_head > 0 { p.embedding } else { 0 };
+        let weights = f(crate::sizing::weights_read_per_step(s));
         let trt = s.flags.engine == Engine::TrtLlm;
         let (seqs, tokens) = if trt {
             (
@@ -764,7 +781,9 @@ impl Replica {
             Some(n) => (n.gb_per_s * 1e9, n.alpha_s),
             None => (SOCKET_NETWORK_BYTES_PER_S, ALPHA_SOCKET_S),
         };
+        use crate::model::LayerAttention as LA;
         let kv_of = |a| m.kv_bytes_per_token_kind(a, s.kv_bytes(), tp);
+        let flops_of = |a| m.attn_decode_flops_per_cached_token(a, tp);
         let per_full = kv_of(crate::model::LayerAttention::Full);
         let per_window = kv_of(crate::model::LayerAttention::Sliding { window: 1 });
         let (mut full_layers, mut window_layers, mut window) = (0, 0, 0);
@@ -810,10 +829,16 @@ impl Replica {
             expert_bytes,
             experts: m.moe.map_or(0.0, |x| f(x.experts)),
             experts_per_token: m.moe.map_or(0.0, |x| f(x.experts_per_token)),
-            dense_params: f(p.active().saturating_sub(p.active_expert)) / f(tp) / f(pp),
+            dense_params: f(p
+                .active()
+                .saturating_sub(p.active_expert + lookup + p.extra))
+                / f(tp)
+                / f(pp),
             expert_params: f(p.active_expert) / f(tp) / f(pp),
             kv_full_per_token: f(per_full * full_layers) + draft_kv,
             kv_window_per_token: f(per_window * window_layers),
+            attn_full_flops: f(flops_of(LA::Full) * full_layers),
+            attn_window_flops: f(flops_of(LA::Sliding { window: 1 }) * window_layers),
             window: f(window),
             kv_pool_bytes: f(e.kv_pool_bytes),
             block: f(e.block_size.max(1)),
@@ -840,53 +865,10 @@ impl Replica {
             extras: extras_of(s, gpu, e, draft),
         }
     }
-
-    /// A DEP layout over `n` GPUs (attention data-parallel `n`, experts split over the `n`):
-    /// built from the scenario at TP `n` with expert parallelism (`s`, `e`), each rank keeping
-    /// the dense weights whole, its own requests and its own KV for every head. The KV pool
-    /// is that estimate's, less the dense weights each rank now holds in full.
-    #[must_use]
-    pub fn data_parallel_attention(
-        s: &crate::sizing::Scenario,
-        gpu: &crate::catalog::Gpu,
-        e: &crate::sizing::Estimate,
-        n: u64,
-    ) -> Self {
-        let n = n.max(1);
-        let split = Self::of(s, gpu, e);
-        let mut whole = s.clone();
-        whole.tensor_parallel_size = 1;
-        let one = Self::of(&whole, gpu, e);
-        let extra_dense = one.dense_bytes - split.dense_bytes;
-        Self {
-            dense_bytes: one.dense_bytes,
-            dense_params: one.dense_params,
-            expert_bytes: split.expert_bytes,
-            expert_params: split.expert_params,
-            kv_full_per_token: one.kv_full_per_token,
-            kv_window_per_token: one.kv_window_per_token,
-            attn_width: one.attn_width,
-            kv_pool_bytes: (split.kv_pool_bytes - extra_dense).max(0.0),
-            tp: 1.0,
-            dp: f(n),
-            ..split
-        }
-    }
-
-    /// The same replica over another link (PCIe instead of NVLink, or a network).
-    #[must_use]
-    pub fn over_link(self, link_bytes_per_s: f64, alpha_s: f64) -> Self {
-        Self {
-            link: link_bytes_per_s,
-            alpha: alpha_s,
-            stage_link: link_bytes_per_s,
-            stage_alpha: alpha_s,
-            ..self
-        }
-    }
 }
 
 mod extras;
+mod layouts;
 mod validation;
 use extras::extras_of;
 pub use extras::{
@@ -912,6 +894,9 @@ mod tests {
             expert_params: 0.0,
             kv_full_per_token: 131_072.0,
             kv_window_per_token: 0.0,
+            // 4 × 32 heads × 128 × 32 layers: 4 FLOPs per byte of KV read (bandwidth-bound).
+            attn_full_flops: 524_288.0,
+            attn_window_flops: 0.0,
             window: 0.0,
             kv_pool_bytes: 30e9,
             block: 16.0,
@@ -948,14 +933,15 @@ mod tests {
     #[test]
     fn one_request_step_by_hand() {
         // One request decoding, prefill 1000 / 200 = 5 prompt tokens per step, T = 6:
-        // weights 16e9 / (3.35e12 × 0.80) = 5.9701 ms (the GEMMs at 6 tokens would take
-        // 2 × 8e9 × 6 / (989e12 × 0.69 × 6/120) = 2.814 ms: bandwidth-bound);
-        // KV 1100 × 131072 / (3.35e12 × 0.75) = 0.0574 ms; prompt attention
-        // 4 × 5 × 500 × 4096 × 32 / (989e12 × 0.69) = 0.0019 ms;
-        // overhead 32 × 87 µs + 5.9 µs = 2.7899 ms. ITL = 8.8194 ms.
+        // weights 16e9 / (3.35e12 × 0.76) = 6.2844 ms (the GEMMs at 6 tokens would take
+        // 2 × 8e9 × 6 / (989e12 × 0.67 × 6/116) = 2.801 ms: bandwidth-bound);
+        // KV 1100 × 131072 / (3.35e12 × 0.74) = 0.0582 ms (its math, 1100 × 524288 /
+        // (989e12 × 0.67) = 0.0009 ms, is not the bound); prompt attention
+        // 4 × 5 × 500 × 4096 × 32 / (989e12 × 0.67) = 0.0020 ms;
+        // overhead 32 × 85 µs + 5.9 µs = 2.7259 ms. ITL = 9.0704 ms.
         let s = serve(&replica(), &FITTED, &traffic(Load::Concurrency(1)));
-        assert!((s.itl_ms - 8.8194).abs() < 0.001, "{}", s.itl_ms);
-        assert!((s.tokens_per_s_per_user - 1000.0 / 8.8194).abs() < 0.02);
+        assert!((s.itl_ms - 9.0704).abs() < 0.001, "{}", s.itl_ms);
+        assert!((s.tokens_per_s_per_user - 1000.0 / 9.0704).abs() < 0.02);
         assert_eq!(s.limited_by, Limit::Bandwidth);
         assert!(!s.step.compute_bound);
     }

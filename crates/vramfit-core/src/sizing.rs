@@ -70,7 +70,8 @@ pub use refusal::{
 };
 pub use verdict::{Fit, Verdict, Warning, Warnings};
 pub use weights::{
-    layout_padding_per_gpu, stage_weights, weights_per_gpu, HeaderSource, HeaderWeights,
+    layout_padding_per_gpu, stage_weights, weights_per_gpu, weights_read_per_step, HeaderSource,
+    HeaderWeights,
 };
 
 use crate::dtype::WeightFormat;

@@ -253,6 +253,25 @@ impl ModelArch {
         }
     }
 
+    /// FLOPs one decoding token spends on each cached token in one layer of kind `a`, on one
+    /// GPU of `tp` (its query heads): the scores and the weighted sum, a multiply-add each
+    /// per element. Grouped-query attention: `2 × heads × (head_dim + head_dim)`. MLA decodes
+    /// with the up-projections absorbed into the query and output (DeepSeek-V2 report §2.1.2;
+    /// vLLM `MLACommonImpl._forward_decode`, FlashMLA), so each head scores the latent and
+    /// rope parts and sums the latent: `2 × heads × (2 × kv_lora_rank + qk_rope_head_dim)`,
+    /// 278,528 per token for DeepSeek-V3's 128 heads against the 576 KV elements it reads,
+    /// where GQA's Llama-3.1-8B does 16,384 per 2,048 elements: MLA's decode attention is
+    /// bound by compute, GQA's by bandwidth. 0 for recurrent and MLP-only layers.
+    #[must_use]
+    pub fn attn_decode_flops_per_cached_token(&self, a: LayerAttention, tp: u64) -> u64 {
+        let heads = self.heads.div_ceil(tp.max(1));
+        match (a, self.mla) {
+            (LayerAttention::Recurrent | LayerAttention::MlpOnly, _) => 0,
+            (_, Some(m)) => 2 * heads * (2 * m.kv_lora_rank + m.qk_rope_head_dim),
+            _ => 4 * heads * self.kv_shape(a).1,
+        }
+    }
+
     /// KV bytes one token occupies in layer `i` on one GPU: 0 for a layer that shares an
     /// earlier layer's KV, and for recurrent and MLP-only layers.
     #[must_use]

@@ -68,24 +68,74 @@ impl HeaderWeights {
 #[must_use]
 pub fn weights_per_gpu(s: &Scenario) -> u64 {
     let mut max = 0;
-    for_each_stage_weights(s, |bytes| max = max.max(bytes));
+    for_each_stage_weights(s, &mut |bytes| max = max.max(bytes));
+    max
+}
+
+/// Weight bytes one decode step reads on the busiest GPU: [`weights_per_gpu`] less the input
+/// embedding table where the step only gathers from it (one row per token: vLLM's
+/// `VocabParallelEmbedding.forward` is an `F.embedding` lookup, not a matrix multiply), which
+/// is when the LM head is a tensor of its own: untied embeddings, or any pipeline-parallel
+/// layout (the last stage allocates its own LM head, the first stage's table is only looked
+/// up). Tied at PP 1, the table is the LM head and every step reads it whole. A multimodal
+/// tower ([`extras_per_gpu`]) runs on a request's images and videos in its prefill, not in
+/// the decoder's steps, so its bytes are left out too (sized from the config; a checkpoint's
+/// headers do not set the tower's tensors apart).
+#[must_use]
+pub fn weights_read_per_step(s: &Scenario) -> u64 {
+    let pp = s.pipeline_parallel_size.max(1).min(s.model.layers.max(1));
+    let tp = s.tensor_parallel_size.max(1);
+    let m = &s.model;
+    let gathered = match s
+        .checkpoint
+        .as_ref()
+        .filter(|c| c.format == s.format && !c.shards.is_empty())
+    {
+        Some(c) => {
+            let c = &c.shards;
+            let vocab_padded = m.vocab.div_ceil(64) * 64;
+            let shard = ceil_div(mul_div(c.embed, vocab_padded, m.vocab.max(1)), tp);
+            if c.lm_head > 0 || pp > 1 {
+                shard
+            } else {
+                0
+            }
+        }
+        None => {
+            let table = if !m.tied_embeddings || pp > 1 {
+                ceil_div(m.vocab.div_ceil(64) * 64, tp) * m.hidden * s.format.high_precision_bytes()
+            } else {
+                0
+            };
+            table + extras_per_gpu(s)
+        }
+    };
+    // The stages' sizes through the one stage walk (`dyn`: one copy in the wasm for its
+    // three callers).
+    let (mut max, mut stage) = (0, 0);
+    for_each_stage_weights(s, &mut |bytes| {
+        let read = if stage == 0 {
+            bytes.saturating_sub(gathered)
+        } else {
+            bytes
+        };
+        max = max.max(read);
+        stage += 1;
+    });
     max
 }
 
 /// The parameters outside the decoder that the engine loads: a multimodal tower unless the
 /// engine skips it (every modality off, `sizing/mm.rs`). A multi-token-prediction module is
-/// counted here unless it serves as the speculative draft (`sizing/spec.rs` counts it then).
-/// vLLM itself loads MTP layers only as a draft (`deepseek_v2.py` `load_weights` skips the
-/// `num_nextn_predict_layers` layers), but leaving them out worsens the DeepSeek-R1 speed
-/// rows' held-out error (12.4 % → 22.9 %, docs/ACCURACY.md): a cost of those models that
-/// the module's bytes stood in for is missing, so the change waits for it (issue note).
+/// not loaded by the model itself: vLLM's `load_weights` skips the `num_nextn_predict_layers`
+/// layers (`deepseek_v2.py`, `glm4_moe.py`: `get_spec_layer_idx_from_weight_name`), which
+/// only the MTP drafter loads (`--speculative-config '{"method": "mtp"}'`, counted then by
+/// `sizing/spec.rs`). It was counted here until the speed model gained MLA's decode math
+/// (`serving`): its bytes had stood in for that cost on the DeepSeek-R1 speed rows.
 #[must_use]
 pub fn extra_loaded(s: &Scenario) -> u64 {
     let m = &s.model;
-    if m.vision.is_none()
-        && m.mtp_layers > 0
-        && s.flags.features.spec.method == Some(crate::inputs::SpecMethod::Mtp)
-    {
+    if m.vision.is_none() && m.mtp_layers > 0 {
         return 0;
     }
     if super::mm::tower_skipped(s) {
@@ -115,7 +165,7 @@ fn ceil_div(a: u64, b: u64) -> u64 {
 #[must_use]
 pub fn stage_weights(s: &Scenario) -> Vec<u64> {
     let mut out = Vec::new();
-    for_each_stage_weights(s, |bytes| out.push(bytes));
+    for_each_stage_weights(s, &mut |bytes| out.push(bytes));
     out
 }
 
@@ -229,7 +279,7 @@ pub fn layout_padding_per_gpu(s: &Scenario) -> u64 {
 }
 
 /// [`for_each_stage_weights`] from the checkpoint's headers ([module docs](self)).
-fn for_each_stage_from_headers(s: &Scenario, c: &ShardBytes, mut each: impl FnMut(u64)) {
+fn for_each_stage_from_headers(s: &Scenario, c: &ShardBytes, each: &mut dyn FnMut(u64)) {
     let m = &s.model;
     let tp = s.tensor_parallel_size.max(1);
     let layers = m.layers.max(1);
@@ -272,7 +322,7 @@ fn for_each_stage_from_headers(s: &Scenario, c: &ShardBytes, mut each: impl FnMu
 
 /// Calls `each` with the weight bytes of every pipeline stage, first to last, on one of its
 /// TP ranks (allocates nothing: every estimate calls it).
-fn for_each_stage_weights(s: &Scenario, mut each: impl FnMut(u64)) {
+fn for_each_stage_weights(s: &Scenario, each: &mut dyn FnMut(u64)) {
     if let Some(c) = s
         .checkpoint
         .as_ref()

@@ -363,3 +363,45 @@ fn the_web_catalog_sizes_like_the_full_one() {
     // Most configs carry keys sizing never reads (token ids, initializer_range, ...).
     assert!(slimmed * 2 > cat().models.len(), "{slimmed} slimmed");
 }
+
+/// A repo an entry lists loads with that entry's config: where a repo's own `config.json`
+/// records another `max_position_embeddings` (vLLM's default `--max-model-len`, the longest
+/// length it accepts), the repo resolves to an entry that records its value, or to none (it is
+/// imported from the Hub with its own config). The values are the repos' configs as the
+/// entries' sources and notes cite them.
+#[test]
+fn a_repo_resolves_to_an_entry_with_its_own_context_length() {
+    let cat = cat();
+    let listed = |repo: &str| {
+        cat.model(repo)
+            .map(|m| m.model.arch().unwrap().max_position_embeddings)
+    };
+    for (repo, own, in_catalog) in [
+        ("Qwen/Qwen2.5-7B-Instruct", 32_768, true),
+        ("Qwen/Qwen2.5-7B-Instruct-AWQ", 32_768, true),
+        ("Qwen/Qwen2.5-7B", 131_072, true),
+        ("Qwen/Qwen2.5-14B-Instruct", 32_768, true),
+        ("Qwen/Qwen2.5-14B", 131_072, true),
+        ("Qwen/Qwen2.5-32B-Instruct", 32_768, true),
+        ("Qwen/Qwen2.5-32B", 131_072, true),
+        ("Qwen/Qwen2.5-72B-Instruct", 32_768, true),
+        ("Qwen/Qwen2.5-72B", 131_072, false),
+        ("Qwen/Qwen3-8B", 40_960, true),
+        ("Qwen/Qwen3-8B-Base", 32_768, false),
+        ("Qwen/Qwen3-30B-A3B-Base", 32_768, false),
+        (
+            "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+            10_485_760,
+            true,
+        ),
+        ("meta-llama/Llama-4-Scout-17B-16E", 262_144, false),
+        ("meta-llama/Llama-4-Maverick-17B-128E", 262_144, false),
+    ] {
+        let got = listed(repo);
+        assert!(
+            got.is_none() || got == Some(own),
+            "{repo}: {got:?}, its config says {own}"
+        );
+        assert_eq!(got.is_some(), in_catalog, "{repo}");
+    }
+}

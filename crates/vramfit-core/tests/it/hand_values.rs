@@ -279,7 +279,7 @@ fn verdicts_and_warnings_word_for_word() {
     assert_eq!(fit, Fit::Fits);
     assert_eq!(
         verdict,
-        "fits: KV pool 50.37 GiB holds 736.9 concurrent requests of 1280 tokens"
+        "fits: KV pool 50.40 GiB holds 737.2 concurrent requests of 1280 tokens"
     );
     assert_eq!(warnings, ["this is an fp32 checkpoint: 4 bytes per parameter; load it with torch_dtype=torch.bfloat16 to halve it"]);
     // Serialized (the CLI's and the app's JSON), the verdict and warnings are their texts.
@@ -710,4 +710,58 @@ fn llama_cpp_longest_context_for_users_is_the_longest_their_slots_fit_at() {
     assert!(fits.max_concurrency >= 4.0);
     let over = at(l + 256);
     assert!(over.max_concurrency < 4.0, "{}", over.verdict);
+}
+
+#[test]
+fn a_decode_step_reads_the_lm_head_but_only_looks_up_the_input_embedding() {
+    use vramfit_core::serving::Replica;
+    use vramfit_core::sizing::weights_read_per_step;
+    let cat = Catalog::bundled();
+    let h100 = cat.gpu("h100-sxm").unwrap();
+    // Llama 3.1 8B, untied: the input table is 128,256 × 4,096 × 2 B = 1,050,673,152 B
+    // (128,256 is already a multiple of 64), only looked up each step; its LM head, as
+    // large, is read whole.
+    let s = scen("llama-3.1-8b", 1);
+    assert_eq!(
+        weights_per_gpu(&s) - weights_read_per_step(&s),
+        1_050_673_152
+    );
+    // At TP 2 each rank holds (and skips) half of the padded vocabulary.
+    let s2 = scen("llama-3.1-8b", 2);
+    assert_eq!(
+        weights_per_gpu(&s2) - weights_read_per_step(&s2),
+        64_128 * 4_096 * 2
+    );
+    // The speed model streams those bytes and multiplies 2 × (active − embedding)
+    // parameters per token: 8,030,261,248 − 525,336,576 = 7,504,924,672.
+    let e = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
+    let r = Replica::of(&s, h100, &e);
+    assert_eq!(r.dense_bytes, weights_read_per_step(&s) as f64);
+    assert_eq!(r.dense_params, 7_504_924_672.0);
+    // Qwen2.5-VL-7B: its untied table, 152,064 × 3,584 × 2 B = 1,089,994,752 B, and its
+    // vision tower, 676,550,144 parameters × 2 B = 1,353,100,288 B (the catalog's count, the
+    // printed `model.visual`), are loaded but no decode step reads them; nor multiplies by
+    // them: 2 × (7,615,616,512 − 544,997,376) FLOPs per token, the text decoder (Qwen2.5-7B's
+    // shapes and count) less its input table.
+    let vl = scen("qwen2.5-vl-7b", 1);
+    assert_eq!(
+        weights_per_gpu(&vl) - weights_read_per_step(&vl),
+        1_089_994_752 + 1_353_100_288
+    );
+    let r = Replica::of(&vl, h100, &estimate_bytes(&vl, (79.19 * GIB as f64) as u64));
+    assert_eq!(r.dense_params, (7_615_616_512u64 - 544_997_376) as f64);
+    // Llama 3.2 1B ties its embeddings: at PP 1 the table is the LM head, read every step.
+    let tied = scen("llama-3.2-1b", 1);
+    assert_eq!(weights_read_per_step(&tied), weights_per_gpu(&tied));
+    // At PP 2 the last stage allocates its own LM head, and the first stage's table
+    // (128,256 × 2,048 × 2 B = 525,336,576 B) is only looked up.
+    let mut pp = scen("llama-3.2-1b", 1);
+    pp.pipeline_parallel_size = 2;
+    let stages = vramfit_core::sizing::stage_weights(&pp);
+    // The last stage (its layers, the final norm and its LM head) is the busier one.
+    assert_eq!(stages.len(), 2);
+    assert_eq!(
+        weights_read_per_step(&pp),
+        (stages[0] - 525_336_576).max(stages[1])
+    );
 }

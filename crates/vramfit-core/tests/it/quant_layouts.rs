@@ -403,7 +403,7 @@ fn headers_shaped_as_the_config_size_like_the_config() {
     // tensor at the config's shape in bf16. The web page sizes it from the headers, the CLI
     // from the config: the two must agree to the byte (7,615,616,512 params × 2 B
     // = 15,231,233,024 B; + rotary cache at the catalog config's max_position_embeddings,
-    // 131072 × 128 × 2 = 33,554,432).
+    // Qwen2.5-7B-Instruct's 32768: 32768 × 128 × 2 = 8,388,608).
     let cat = Catalog::bundled();
     let entry = cat.model("qwen2.5-7b").unwrap().model;
     let m = entry.arch().unwrap();
@@ -449,5 +449,5 @@ fn headers_shaped_as_the_config_size_like_the_config() {
         );
     }
     let one = custom_plan(&cat, m, "qwen", Some(&r), gpu, &Inputs::default());
-    assert_eq!(one.estimate.weights_bytes, 15_231_233_024 + 33_554_432);
+    assert_eq!(one.estimate.weights_bytes, 15_231_233_024 + 8_388_608);
 }

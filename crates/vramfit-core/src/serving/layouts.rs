@@ -1,0 +1,53 @@
+//! Replicas laid out another way than [`Replica::of`] builds them: attention data-parallel
+//! over the experts (DEP), and the same replica over another link.
+
+use super::Replica;
+use crate::units::real as f;
+
+impl Replica {
+    /// A DEP layout over `n` GPUs (attention data-parallel `n`, experts split over the `n`):
+    /// built from the scenario at TP `n` with expert parallelism (`s`, `e`), each rank keeping
+    /// the dense weights whole, its own requests and its own KV for every head. The KV pool
+    /// is that estimate's, less the dense weights each rank now holds in full.
+    #[must_use]
+    pub fn data_parallel_attention(
+        s: &crate::sizing::Scenario,
+        gpu: &crate::catalog::Gpu,
+        e: &crate::sizing::Estimate,
+        n: u64,
+    ) -> Self {
+        let n = n.max(1);
+        let split = Self::of(s, gpu, e);
+        let mut whole = s.clone();
+        whole.tensor_parallel_size = 1;
+        let one = Self::of(&whole, gpu, e);
+        let extra_dense = one.dense_bytes - split.dense_bytes;
+        Self {
+            dense_bytes: one.dense_bytes,
+            dense_params: one.dense_params,
+            expert_bytes: split.expert_bytes,
+            expert_params: split.expert_params,
+            kv_full_per_token: one.kv_full_per_token,
+            kv_window_per_token: one.kv_window_per_token,
+            attn_full_flops: one.attn_full_flops,
+            attn_window_flops: one.attn_window_flops,
+            attn_width: one.attn_width,
+            kv_pool_bytes: (split.kv_pool_bytes - extra_dense).max(0.0),
+            tp: 1.0,
+            dp: f(n),
+            ..split
+        }
+    }
+
+    /// The same replica over another link (PCIe instead of NVLink, or a network).
+    #[must_use]
+    pub fn over_link(self, link_bytes_per_s: f64, alpha_s: f64) -> Self {
+        Self {
+            link: link_bytes_per_s,
+            alpha: alpha_s,
+            stage_link: link_bytes_per_s,
+            stage_alpha: alpha_s,
+            ..self
+        }
+    }
+}
