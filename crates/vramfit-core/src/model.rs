@@ -320,9 +320,21 @@ impl ModelArch {
         let is_gemma4 = model_type.starts_with("gemma4");
         let tied_embeddings = get_bool(c, "tie_word_embeddings")
             .or_else(|| get_bool(root, "tie_word_embeddings"))
+            // Absent, the config class's default: `PretrainedConfig`'s `True` unless the class
+            // sets its own (Llama, Qwen2, Mistral … pass `False`). `FalconConfig` and
+            // `GPT2Config` keep `True`, and vLLM ties them then (`falcon.py`: `lm_head =
+            // transformer.word_embeddings` when `tie_word_embeddings` is not False; `gpt2.py`
+            // always), so Falcon's stored `lm_head.weight` is not loaded.
             .unwrap_or(matches!(
                 model_type.as_str(),
-                "gemma" | "gemma2" | "gemma3_text" | "gemma3" | "gemma4_text" | "gemma4"
+                "gemma"
+                    | "gemma2"
+                    | "gemma3_text"
+                    | "gemma3"
+                    | "gemma4_text"
+                    | "gemma4"
+                    | "falcon"
+                    | "gpt2"
             ));
         let is_phi2 = model_type == "phi" || architecture == "PhiForCausalLM";
         // Nemotron-H's MLP is `up_proj`/`down_proj` with relu² (transformers `NemotronHMLP`).

@@ -350,9 +350,9 @@ pub struct StepTime {
     pub linear: f64,
     /// Whether the GEMMs are compute-bound.
     pub compute_bound: bool,
-    /// KV reads per stage.
+    /// KV reads per stage (0 where decode attention's math is the bound).
     pub kv: f64,
-    /// Prefill attention compute per stage.
+    /// Attention compute per stage: prefill's, and decode's where its math is the bound.
     pub attention: f64,
     /// All-reduces per stage.
     pub comm: f64,
@@ -431,12 +431,21 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
     } else {
         dense_compute
     };
-    // Decode attention, a roofline of its own: the KV it reads, or its math (MLA).
-    let kv = (micro * kv_read_per_seq(r, ctx) / (r.bandwidth * k.eta_kv)).max(
-        micro * (r.attn_full_flops * ctx + r.attn_window_flops * ctx.min(r.window))
-            / (r.flops16 * k.eta_gemm16),
-    );
-    let attention = 4.0 * pm * pctx * r.attn_width * r.layers / (r.flops16 * k.eta_gemm16);
+    // Decode attention, a roofline of its own: the KV it reads (once per request), or its
+    // math (MLA), for each of the `1 + k` positions a request verifies with speculation;
+    // math-bound, it is compute (`attention`), else KV bandwidth (`kv`).
+    let kv_read = micro * kv_read_per_seq(r, ctx) / (r.bandwidth * k.eta_kv);
+    let kv_math = micro
+        * (1.0 + r.extras.spec_tokens)
+        * (r.attn_full_flops * ctx + r.attn_window_flops * ctx.min(r.window))
+        / (r.flops16 * k.eta_gemm16);
+    let (kv, decode_math) = if kv_math > kv_read {
+        (0.0, kv_math)
+    } else {
+        (kv_read, 0.0)
+    };
+    let attention =
+        decode_math + 4.0 * pm * pctx * r.attn_width * r.layers / (r.flops16 * k.eta_gemm16);
     let comm = if r.tp > 1.0 {
         let msg = t * r.hidden * 2.0;
         r.layers * 2.0 * (r.alpha + 2.0 * (r.tp - 1.0) / r.tp * msg / (r.link * k.eta_link))

@@ -103,7 +103,7 @@ pub(super) fn weights_provenance(s: &Scenario, weights: u64) -> Provenance {
                 quantity: "weights",
                 source: "headers",
                 detail: format!(
-                    "{} B in the safetensors headers (embedding {} B, LM head {} B, layers sharded {} B, K/V {} B, replicated {} B, experts {} B), {weights} B per GPU at TP {tp} split by tensor name{pad_text}{unknown}",
+                    "{} B in the safetensors headers (embedding {} B, LM head {} B, layers sharded {} B, K/V {} B, replicated {} B, experts {} B, multimodal tower {} B), {weights} B per GPU at TP {tp} split by tensor name{pad_text}{unknown}",
                     sh.total(),
                     sh.embed,
                     sh.lm_head,
@@ -111,6 +111,7 @@ pub(super) fn weights_provenance(s: &Scenario, weights: u64) -> Provenance {
                     sh.layer_kv,
                     sh.layer_replicated,
                     sh.layer_expert,
+                    sh.tower,
                 ),
             }
         }
@@ -164,11 +165,26 @@ pub fn custom_plan(
     inputs: &Inputs,
 ) -> Plan {
     let native = report.map_or(WeightFormat::Bf16, format_of_report);
-    let twin = cat
+    // The entry of the same shapes, and of the same context and towers where one is (a
+    // base model's 131072 positions are not its Instruct entry's 32768).
+    let same: Vec<(&str, ModelArch)> = cat
         .models
         .iter()
-        .find(|m| m.arch().is_ok_and(|a| same_shape(&a, &arch)))
-        .map(|m| m.id.clone());
+        .filter_map(|m| {
+            Some((
+                m.id.as_str(),
+                m.arch().ok().filter(|a| same_shape(a, &arch))?,
+            ))
+        })
+        .collect();
+    let twin = same
+        .iter()
+        .find(|(_, a)| {
+            a.max_position_embeddings == arch.max_position_embeddings
+                && a.vision.is_some() == arch.vision.is_some()
+        })
+        .or(same.first())
+        .map(|(id, _)| (*id).to_string());
     let files = ModelFiles {
         checkpoint: report.and_then(|r| header_weights(r, native)),
         kept_16bit: crate::sizing::Kept16::default(),

@@ -14,8 +14,12 @@
 //!   down-projections (`q_a_proj`, `kv_a_proj_with_mqa`: `ReplicatedLinear`), the biases of
 //!   row-parallel layers (`o_proj.bias`, `down_proj.bias`: added after the all-reduce, so
 //!   whole on every rank).
-//! - anything else (vision towers, MTP heads, names no rule knows): split 1/TP, an
-//!   assumption the plan states with an example name.
+//! - a multimodal tower (`visual.`, `vision_tower.`, `vision_model.`, `audio_tower.`,
+//!   `multi_modal_projector.`, `mm_projector.`, with or without a `model.` prefix): the
+//!   encoder vLLM builds beside the decoder, on the first pipeline stage, split over TP
+//!   unless `--mm-encoder-tp-mode data` (`sizing/mm.rs`); not read by decode steps.
+//! - anything else (MTP heads, names no rule knows): split 1/TP, an assumption the plan
+//!   states with an example name.
 //!
 //! Bytes are as vLLM holds them: F32 tensors other than scales count 2 bytes per element
 //! (parameters are created in the model's 16-bit dtype, `--dtype auto`); an all-fp32
@@ -40,6 +44,9 @@ pub struct ShardBytes {
     pub layer_expert: u64,
     /// Replicated tensors outside the layers (final norm).
     pub replicated: u64,
+    /// A multimodal tower's tensors (vision or audio encoder and its projector).
+    #[serde(default)]
+    pub tower: u64,
     /// Tensors no rule knows, split 1/TP by assumption.
     pub unknown: u64,
     /// One of them, to name in the assumption.
@@ -56,6 +63,7 @@ enum Class {
     LayerReplicated,
     Expert,
     Replicated,
+    Tower,
     Unknown,
 }
 
@@ -67,6 +75,20 @@ fn in_layer(n: &str) -> bool {
 
 fn classify(name: &str) -> Class {
     let n = name.to_ascii_lowercase();
+    let bare = n.strip_prefix("model.").unwrap_or(&n);
+    if [
+        "visual.",
+        "vision_tower.",
+        "vision_model.",
+        "audio_tower.",
+        "multi_modal_projector.",
+        "mm_projector.",
+    ]
+    .iter()
+    .any(|p| bare.starts_with(p))
+    {
+        return Class::Tower;
+    }
     if n.contains("embed_tokens") || n.contains(".wte.") || n.contains("word_embeddings") {
         return Class::Embed;
     }
@@ -135,6 +157,7 @@ impl ShardBytes {
             Class::LayerReplicated => &mut self.layer_replicated,
             Class::Expert => &mut self.layer_expert,
             Class::Replicated => &mut self.replicated,
+            Class::Tower => &mut self.tower,
             Class::Unknown => {
                 if self.unknown_example.is_none() {
                     self.unknown_example = Some(name.to_owned());
@@ -156,6 +179,7 @@ impl ShardBytes {
             self.layer_replicated,
             self.layer_expert,
             self.replicated,
+            self.tower,
             self.unknown,
         ]
         .iter()
@@ -193,6 +217,18 @@ mod tests {
             ("model.layers.0.mlp.gate.weight", Class::LayerReplicated),
             ("model.layers.0.mlp.router.weight", Class::LayerReplicated),
             ("model.layers.0.self_attn.sinks", Class::LayerReplicated),
+            ("visual.blocks.0.attn.qkv.weight", Class::Tower),
+            ("visual.merger.mlp.0.weight", Class::Tower),
+            ("model.visual.patch_embed.proj.weight", Class::Tower),
+            (
+                "vision_model.model.layers.0.self_attn.q_proj.weight",
+                Class::Tower,
+            ),
+            ("multi_modal_projector.linear_1.weight", Class::Tower),
+            (
+                "model.vision_tower.encoder.layers.0.mlp.fc1.weight",
+                Class::Tower,
+            ),
             (
                 "model.layers.3.self_attn.kv_a_proj_with_mqa.weight",
                 Class::LayerReplicated,
@@ -211,7 +247,9 @@ mod tests {
                 Class::LayerReplicated,
             ),
             ("model.norm.weight", Class::Replicated),
-            ("vision_tower.patch_embed.proj.weight", Class::Unknown),
+            ("vision_tower.patch_embed.proj.weight", Class::Tower),
+            ("model.layers.61.eh_proj.weight", Class::Sharded),
+            ("mtp.fc.weight", Class::Unknown),
         ];
         for (name, class) in cases {
             assert_eq!(classify(name), class, "{name}");

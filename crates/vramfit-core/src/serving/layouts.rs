@@ -21,7 +21,11 @@ impl Replica {
         let mut whole = s.clone();
         whole.tensor_parallel_size = 1;
         let one = Self::of(&whole, gpu, e);
-        let extra_dense = one.dense_bytes - split.dense_bytes;
+        // What each rank holds beyond the TP-`n` layout's weights (not what a step reads: an
+        // untied input table is held whole on every rank though only looked up): all the
+        // dense weights instead of `1/n` of them; the experts stay split.
+        let held = |sc| f(crate::sizing::weights_per_gpu(sc));
+        let extra_dense = (held(&whole) - one.expert_bytes) - (held(s) - split.expert_bytes);
         Self {
             dense_bytes: one.dense_bytes,
             dense_params: one.dense_params,

@@ -79,8 +79,8 @@ pub fn weights_per_gpu(s: &Scenario) -> u64 {
 /// layout (the last stage allocates its own LM head, the first stage's table is only looked
 /// up). Tied at PP 1, the table is the LM head and every step reads it whole. A multimodal
 /// tower ([`extras_per_gpu`]) runs on a request's images and videos in its prefill, not in
-/// the decoder's steps, so its bytes are left out too (sized from the config; a checkpoint's
-/// headers do not set the tower's tensors apart).
+/// the decoder's steps, so its bytes are left out too (from the config, or from the
+/// headers' tower tensors).
 #[must_use]
 pub fn weights_read_per_step(s: &Scenario) -> u64 {
     let pp = s.pipeline_parallel_size.max(1).min(s.model.layers.max(1));
@@ -95,11 +95,8 @@ pub fn weights_read_per_step(s: &Scenario) -> u64 {
             let c = &c.shards;
             let vocab_padded = m.vocab.div_ceil(64) * 64;
             let shard = ceil_div(mul_div(c.embed, vocab_padded, m.vocab.max(1)), tp);
-            if c.lm_head > 0 || pp > 1 {
-                shard
-            } else {
-                0
-            }
+            let table = if c.lm_head > 0 || pp > 1 { shard } else { 0 };
+            table + tower_from_headers(s, c)
         }
         None => {
             let table = if !m.tied_embeddings || pp > 1 {
@@ -278,6 +275,21 @@ pub fn layout_padding_per_gpu(s: &Scenario) -> u64 {
     mxfp4_padding_per_layer(s) * moe_layers.div_ceil(pp)
 }
 
+/// A checkpoint's tower bytes on one GPU of the first stage, as [`extras_per_gpu`] sizes a
+/// config's: split over its shards (TP, or whole with `--mm-encoder-tp-mode data`), none when
+/// the engine skips the tower.
+fn tower_from_headers(s: &Scenario, c: &ShardBytes) -> u64 {
+    if c.tower == 0 || super::mm::tower_skipped(s) {
+        return 0;
+    }
+    let shards = if s.model.vision.is_some() {
+        super::mm::tower_shards(s)
+    } else {
+        s.tensor_parallel_size.max(1)
+    };
+    ceil_div(c.tower, shards)
+}
+
 /// [`for_each_stage_weights`] from the checkpoint's headers ([module docs](self)).
 fn for_each_stage_from_headers(s: &Scenario, c: &ShardBytes, each: &mut dyn FnMut(u64)) {
     let m = &s.model;
@@ -304,7 +316,7 @@ fn for_each_stage_from_headers(s: &Scenario, c: &ShardBytes, each: &mut dyn FnMu
         bytes += moe_layers_in(&m.layer_is_moe, start, n) * pad;
         start += n;
         if stage == 0 {
-            bytes += vocab_shard(c.embed) + ceil_div(c.unknown, tp);
+            bytes += vocab_shard(c.embed) + ceil_div(c.unknown, tp) + tower_from_headers(s, c);
         }
         bytes += m.rope_cache_bytes;
         if stage == pp - 1 {

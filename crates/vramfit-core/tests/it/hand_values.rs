@@ -765,3 +765,23 @@ fn a_decode_step_reads_the_lm_head_but_only_looks_up_the_input_embedding() {
         (stages[0] - 525_336_576).max(stages[1])
     );
 }
+
+#[test]
+fn falcon_ties_its_lm_head_as_vllm_loads_it() {
+    // falcon-7b's config has no `tie_word_embeddings`; FalconConfig keeps PretrainedConfig's
+    // default, true, and vLLM's FalconForCausalLM then uses the word embeddings as the LM
+    // head, so the checkpoint's separate `lm_head.weight` (65,024 × 4,544) is not loaded:
+    // 7,217,189,760 − 295,469,056 = 6,921,720,704 parameters.
+    let m = arch("falcon-7b");
+    assert!(m.tied_embeddings);
+    assert_eq!(m.params().total(), 6_921_720_704);
+    // Llama's config class passes false: a config without the key stays untied.
+    let llama = vramfit_core::model::ModelArch::from_config(
+        &serde_json::json!({"model_type": "llama", "architectures": ["LlamaForCausalLM"],
+            "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+            "max_position_embeddings": 131072}),
+    )
+    .unwrap();
+    assert!(!llama.tied_embeddings);
+}

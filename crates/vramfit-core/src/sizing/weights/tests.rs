@@ -44,3 +44,37 @@ fn stage_weights_match_walking_every_layer() {
         }
     }
 }
+
+#[test]
+fn a_checkpoints_tower_is_sized_and_read_as_a_configs() {
+    // Qwen2.5-VL-7B from its headers: the decoder's bytes by class, and the tower's
+    // 676,550,144 parameters × 2 B apart. Decode steps read neither the tower nor the untied
+    // input table, from the headers as from the config; the tower sits on the first stage,
+    // split over TP.
+    let cat = Catalog::bundled();
+    let arch = cat.model("qwen2.5-vl-7b").unwrap().model.arch().unwrap();
+    let mut s = Scenario::new(arch);
+    s.tensor_parallel_size = 2;
+    let (embed, tower) = (152_064 * 3_584 * 2, 676_550_144 * 2);
+    s.checkpoint = Some(HeaderWeights {
+        format: s.format,
+        shards: ShardBytes {
+            embed,
+            lm_head: embed,
+            layer_sharded: 12_000_000_000,
+            tower,
+            ..ShardBytes::default()
+        },
+        source: HeaderSource::Headers,
+    });
+    assert_eq!(
+        weights_per_gpu(&s) - weights_read_per_step(&s),
+        embed / 2 + tower / 2
+    );
+    // `--mm-encoder-tp-mode data`: the tower whole on every rank.
+    s.flags.features.mm.encoder_data_parallel = true;
+    assert_eq!(
+        weights_per_gpu(&s) - weights_read_per_step(&s),
+        embed / 2 + tower
+    );
+}
