@@ -248,7 +248,13 @@ impl ModelArch {
             }
         }
         let n_layers = usize::try_from(layers).unwrap_or(0);
-        let is_falcon = model_type == "falcon" || architecture.starts_with("Falcon");
+        // Falcon's first configs are RefinedWeb's (`RWForCausalLM`), which vLLM reads as
+        // Falcon (`vllm/transformers_utils/configs/falcon.py` `RWConfig`).
+        let is_falcon = matches!(
+            model_type.as_str(),
+            "falcon" | "refinedweb" | "refinedwebmodel"
+        ) || architecture.starts_with("Falcon")
+            || architecture == "RWForCausalLM";
         let kv_heads = if is_falcon {
             if get_bool(c, "new_decoder_architecture") == Some(true) {
                 first_u64(c, &["num_kv_heads", "num_key_value_heads"]).unwrap_or(heads)
@@ -325,17 +331,18 @@ impl ModelArch {
             // `GPT2Config` keep `True`, and vLLM ties them then (`falcon.py`: `lm_head =
             // transformer.word_embeddings` when `tie_word_embeddings` is not False; `gpt2.py`
             // always), so Falcon's stored `lm_head.weight` is not loaded.
-            .unwrap_or(matches!(
-                model_type.as_str(),
-                "gemma"
-                    | "gemma2"
-                    | "gemma3_text"
-                    | "gemma3"
-                    | "gemma4_text"
-                    | "gemma4"
-                    | "falcon"
-                    | "gpt2"
-            ));
+            .unwrap_or(
+                matches!(
+                    model_type.as_str(),
+                    "gemma"
+                        | "gemma2"
+                        | "gemma3_text"
+                        | "gemma3"
+                        | "gemma4_text"
+                        | "gemma4"
+                        | "gpt2"
+                ) || is_falcon,
+            );
         let is_phi2 = model_type == "phi" || architecture == "PhiForCausalLM";
         // Nemotron-H's MLP is `up_proj`/`down_proj` with relu² (transformers `NemotronHMLP`).
         let gated_mlp = !(is_phi2

@@ -73,20 +73,40 @@ fn in_layer(n: &str) -> bool {
         .any(|p| n.contains(p))
 }
 
+/// Name prefixes of multimodal towers (after a leading `model.`, `thinker.` or
+/// `transformer.`): Qwen2/2.5/3-VL and Omni `visual.`, `audio_tower.`; LLaVA, Gemma 3
+/// `vision_tower.`, `multi_modal_projector.`; Llama 4, Mllama `vision_model.`; Phi-4-multimodal
+/// `embed_tokens_extend.`, Phi-3.5-vision `vision_embed_tokens.`; Gemma 3n `embed_vision.`,
+/// `embed_audio.`; InternVL `mlp1.`; Idefics3 `connector.`; Pixtral in Mistral's format
+/// `vision_encoder.`, `vision_language_adapter.`, `patch_merger.`; GLM-4V `vision.`.
+const TOWER: [&str; 16] = [
+    "visual.",
+    "vision_tower.",
+    "vision_model.",
+    "audio_tower.",
+    "multi_modal_projector.",
+    "mm_projector.",
+    "embed_tokens_extend.",
+    "vision_embed_tokens.",
+    "embed_vision.",
+    "embed_audio.",
+    "mlp1.",
+    "connector.",
+    "vision_encoder.",
+    "vision_language_adapter.",
+    "patch_merger.",
+    "vision.",
+];
+
 fn classify(name: &str) -> Class {
     let n = name.to_ascii_lowercase();
-    let bare = n.strip_prefix("model.").unwrap_or(&n);
-    if [
-        "visual.",
-        "vision_tower.",
-        "vision_model.",
-        "audio_tower.",
-        "multi_modal_projector.",
-        "mm_projector.",
-    ]
-    .iter()
-    .any(|p| bare.starts_with(p))
-    {
+    // Before the embedding's rule: Phi's towers are `embed_tokens_extend.` and
+    // `vision_embed_tokens.`.
+    let bare = ["model.", "thinker.", "transformer."]
+        .iter()
+        .find_map(|p| n.strip_prefix(p))
+        .unwrap_or(&n);
+    if TOWER.iter().any(|p| bare.starts_with(p)) {
         return Class::Tower;
     }
     if n.contains("embed_tokens") || n.contains(".wte.") || n.contains("word_embeddings") {
@@ -229,6 +249,17 @@ mod tests {
                 "model.vision_tower.encoder.layers.0.mlp.fc1.weight",
                 Class::Tower,
             ),
+            (
+                "model.embed_tokens_extend.image_embed.img_processor.encoder.layers.0.mlp.fc1.weight",
+                Class::Tower,
+            ),
+            ("model.vision_embed_tokens.img_projection.0.weight", Class::Tower),
+            ("thinker.visual.blocks.0.attn.qkv.weight", Class::Tower),
+            ("thinker.audio_tower.layers.0.fc1.weight", Class::Tower),
+            ("transformer.vision.transformer.layers.0.mlp.fc1.weight", Class::Tower),
+            ("vision_encoder.transformer.layers.0.attention.wq.weight", Class::Tower),
+            ("thinker.model.layers.0.self_attn.q_proj.weight", Class::Sharded),
+            ("transformer.h.0.self_attention.query_key_value.weight", Class::Sharded),
             (
                 "model.layers.3.self_attn.kv_a_proj_with_mqa.weight",
                 Class::LayerReplicated,

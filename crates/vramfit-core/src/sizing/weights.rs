@@ -95,7 +95,11 @@ pub fn weights_read_per_step(s: &Scenario) -> u64 {
             let c = &c.shards;
             let vocab_padded = m.vocab.div_ceil(64) * 64;
             let shard = ceil_div(mul_div(c.embed, vocab_padded, m.vocab.max(1)), tp);
-            let table = if c.lm_head > 0 || pp > 1 { shard } else { 0 };
+            let table = if lm_head_loaded(m, c) > 0 || pp > 1 {
+                shard
+            } else {
+                0
+            };
             table + tower_from_headers(s, c)
         }
         None => {
@@ -290,6 +294,17 @@ fn tower_from_headers(s: &Scenario, c: &ShardBytes) -> u64 {
     ceil_div(c.tower, shards)
 }
 
+/// A checkpoint's LM head bytes as the engine loads them: none when the config ties the
+/// embeddings, even where the files store `lm_head.weight` (Qwen3-0.6B, Falcon: vLLM's
+/// `load_weights` skips it then, `qwen3.py`, `falcon.py`).
+fn lm_head_loaded(m: &crate::model::ModelArch, c: &ShardBytes) -> u64 {
+    if m.tied_embeddings {
+        0
+    } else {
+        c.lm_head
+    }
+}
+
 /// [`for_each_stage_weights`] from the checkpoint's headers ([module docs](self)).
 fn for_each_stage_from_headers(s: &Scenario, c: &ShardBytes, each: &mut dyn FnMut(u64)) {
     let m = &s.model;
@@ -321,8 +336,9 @@ fn for_each_stage_from_headers(s: &Scenario, c: &ShardBytes, each: &mut dyn FnMu
         bytes += m.rope_cache_bytes;
         if stage == pp - 1 {
             bytes += c.replicated;
-            if c.lm_head > 0 {
-                bytes += vocab_shard(c.lm_head);
+            let lm_head = lm_head_loaded(m, c);
+            if lm_head > 0 {
+                bytes += vocab_shard(lm_head);
             } else if pp > 1 {
                 // Tied: the last stage allocates its own LM head.
                 bytes += vocab_shard(c.embed);

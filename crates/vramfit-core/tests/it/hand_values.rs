@@ -775,6 +775,14 @@ fn falcon_ties_its_lm_head_as_vllm_loads_it() {
     let m = arch("falcon-7b");
     assert!(m.tied_embeddings);
     assert_eq!(m.params().total(), 6_921_720_704);
+    // The first falcon-7b config, RefinedWeb's (vLLM reads it as Falcon): the same model.
+    let rw = vramfit_core::model::ModelArch::from_config(&serde_json::json!({
+        "architectures": ["RWForCausalLM"], "model_type": "RefinedWebModel",
+        "hidden_size": 4544, "n_head": 71, "n_layer": 32, "vocab_size": 65024,
+        "multi_query": true, "parallel_attn": true, "bias": false}))
+    .unwrap();
+    assert!(rw.tied_embeddings);
+    assert_eq!(rw.params().total(), 6_921_720_704);
     // Llama's config class passes false: a config without the key stays untied.
     let llama = vramfit_core::model::ModelArch::from_config(
         &serde_json::json!({"model_type": "llama", "architectures": ["LlamaForCausalLM"],

@@ -78,3 +78,31 @@ fn a_checkpoints_tower_is_sized_and_read_as_a_configs() {
         embed / 2 + tower
     );
 }
+
+#[test]
+fn a_tied_checkpoints_stored_lm_head_is_not_loaded() {
+    // falcon-7b ties its embeddings (FalconConfig's default) but its files store
+    // `lm_head.weight`; vLLM skips it when tied (`falcon.py` `load_weights`), as Qwen3-0.6B's.
+    let cat = Catalog::bundled();
+    let mut s = Scenario::new(cat.model("falcon-7b").unwrap().model.arch().unwrap());
+    let embed = 65_024 * 4_544 * 2;
+    let with = |lm_head| HeaderWeights {
+        format: s.format,
+        shards: ShardBytes {
+            embed,
+            lm_head,
+            layer_sharded: 12_000_000_000,
+            ..ShardBytes::default()
+        },
+        source: HeaderSource::Headers,
+    };
+    s.checkpoint = Some(with(embed));
+    let stored = weights_per_gpu(&s);
+    s.checkpoint = Some(with(0));
+    assert_eq!(stored, weights_per_gpu(&s));
+    // At PP 2 the last stage allocates its own head, as for any tied model.
+    s.pipeline_parallel_size = 2;
+    let stages = stage_weights(&s);
+    s.checkpoint = Some(with(embed));
+    assert_eq!(stage_weights(&s), stages);
+}
