@@ -3,8 +3,8 @@
 //! row of the core's input table, and the link carries it.
 
 use crate::components::choice::Choice;
+use crate::components::controls::{controls, Control};
 use crate::components::later::Later;
-use crate::components::number_field::NumberField;
 use crate::components::switch::Switch;
 use crate::state::AppState;
 use leptos::prelude::*;
@@ -45,10 +45,7 @@ pub fn FeaturesPanel() -> impl IntoView {
             <Later>
             <fieldset>
                 <legend>"Multimodal (--limit-mm-per-prompt, --mm-processor-kwargs)"</legend>
-                <NumberField field=Field::MmImages id="mm-images" help="Images per prompt: vLLM profiles the largest item the limits allow; 0 with videos 0 runs the model text-only" placeholder="999 (vLLM)"/>
-                <NumberField field=Field::MmVideos id="mm-videos" help="Videos per prompt (Qwen-VL): a video is profiled at the most frames that fit the context" placeholder="999 (vLLM)"/>
-                <NumberField field=Field::MmFrames id="mm-frames" help="Frames sampled per video (num_frames)" placeholder="most that fit"/>
-                <NumberField field=Field::MmMaxPixels id="mm-max-pixels" help="max_pixels of the Qwen-VL processor: tokens per image = max_pixels ÷ 28²" placeholder="processor default"/>
+                {controls(&MULTIMODAL)}
                 <Choice
                     field=Field::MmEncoderTpMode
                     id="mm-encoder-tp-mode"
@@ -60,11 +57,7 @@ pub fn FeaturesPanel() -> impl IntoView {
             </fieldset>
             <fieldset>
                 <legend>"LoRA"</legend>
-                <Switch field=Field::EnableLora id="lora" help="--enable-lora: adapter slots are pre-allocated on every GPU, counted in the weights"/>
-                <NumberField field=Field::MaxLoras id="max-loras" help="--max-loras: adapters in one batch (slots per GPU)"/>
-                <NumberField field=Field::MaxLoraRank id="max-lora-rank" help="--max-lora-rank: every slot is this rank"/>
-                <NumberField field=Field::MaxCpuLoras id="max-cpu-loras" help="--max-cpu-loras: adapters cached in host memory" placeholder="= max loras"/>
-                <Switch field=Field::FullyShardedLoras id="fully-sharded-loras" help="--fully-sharded-loras: shard the A matrices over TP too"/>
+                {controls(&LORA)}
                 <label class="vf-field" title="--lora-target-modules (vLLM 0.19): only these modules get slots, e.g. q_proj,v_proj; empty: every module vLLM supports for the model">
                     <span>{key(Field::LoraTargetModules).label}</span>
                     <input
@@ -97,8 +90,7 @@ pub fn FeaturesPanel() -> impl IntoView {
                     help="The drafter: n-gram (no GPU memory), an EAGLE / EAGLE-3 head, the model's MTP layers, or a draft model"
                     options=[("off", "off")].into_iter().chain(SpecMethod::ALL.into_iter().map(|m| (m.id(), m.id()))).collect()
                 />
-                <NumberField field=Field::SpecTokens id="spec-tokens" help="num_speculative_tokens: tokens drafted per step" placeholder="3 (MTP: its layers)"/>
-                <NumberField field=Field::SpecAcceptance id="spec-acceptance" help="Chance each drafted token is accepted; the default is the method's published figure (EAGLE-3 0.75, EAGLE 0.62, MTP 0.81; draft model 0.7 and n-gram 0.3 are estimates)" step="any" placeholder="method default"/>
+                {controls(&SPEC)}
                 <label class="vf-field" title="The draft model (a catalog id or Hugging Face repo id): its weights and KV are counted when the catalog has it">
                     <span>{key(Field::SpecModel).label}</span>
                     <input
@@ -115,12 +107,119 @@ pub fn FeaturesPanel() -> impl IntoView {
             </fieldset>
             <fieldset>
                 <legend>"Smaller flags"</legend>
-                <Switch field=Field::EnforceEager id="enforce-eager" help="--enforce-eager: no CUDA graphs (no graph memory, every kernel launched each step)"/>
-                <NumberField field=Field::CpuOffloadGb id="cpu-offload-gb" help="--cpu-offload-gb: GiB of weights per GPU kept in host memory and read over PCIe every step" step="any" placeholder="0"/>
-                <Switch field=Field::NoPrefixCaching id="no-prefix-caching" help="--no-enable-prefix-caching: the prefix-cache hit rate then counts for nothing"/>
-                <NumberField field=Field::KvCacheMemoryBytes id="kv-cache-memory-bytes" help="--kv-cache-memory-bytes: the KV pool per GPU, set directly (the memory fraction then does not size it)" placeholder="profiled"/>
+                {controls(&SMALL)}
             </fieldset>
             </Later>
         </details>
     }
 }
+
+/// The features' runs of number fields and switches, in order (`controls`).
+static MULTIMODAL: [Control; 4] = [
+    Control::Number(
+        Field::MmImages,
+        "mm-images",
+        "Images per prompt: vLLM profiles the largest item the limits allow; 0 with videos 0 runs the model text-only",
+        "1",
+        "999 (vLLM)",
+    ),
+    Control::Number(
+        Field::MmVideos,
+        "mm-videos",
+        "Videos per prompt (Qwen-VL): a video is profiled at the most frames that fit the context",
+        "1",
+        "999 (vLLM)",
+    ),
+    Control::Number(
+        Field::MmFrames,
+        "mm-frames",
+        "Frames sampled per video (num_frames)",
+        "1",
+        "most that fit",
+    ),
+    Control::Number(
+        Field::MmMaxPixels,
+        "mm-max-pixels",
+        "max_pixels of the Qwen-VL processor: tokens per image = max_pixels ÷ 28²",
+        "1",
+        "processor default",
+    ),
+];
+
+static LORA: [Control; 5] = [
+    Control::Switch(
+        Field::EnableLora,
+        "lora",
+        "--enable-lora: adapter slots are pre-allocated on every GPU, counted in the weights",
+    ),
+    Control::Number(
+        Field::MaxLoras,
+        "max-loras",
+        "--max-loras: adapters in one batch (slots per GPU)",
+        "1",
+        "",
+    ),
+    Control::Number(
+        Field::MaxLoraRank,
+        "max-lora-rank",
+        "--max-lora-rank: every slot is this rank",
+        "1",
+        "",
+    ),
+    Control::Number(
+        Field::MaxCpuLoras,
+        "max-cpu-loras",
+        "--max-cpu-loras: adapters cached in host memory",
+        "1",
+        "= max loras",
+    ),
+    Control::Switch(
+        Field::FullyShardedLoras,
+        "fully-sharded-loras",
+        "--fully-sharded-loras: shard the A matrices over TP too",
+    ),
+];
+
+static SPEC: [Control; 2] = [
+    Control::Number(
+        Field::SpecTokens,
+        "spec-tokens",
+        "num_speculative_tokens: tokens drafted per step",
+        "1",
+        "3 (MTP: its layers)",
+    ),
+    Control::Number(
+        Field::SpecAcceptance,
+        "spec-acceptance",
+        "Chance each drafted token is accepted; the default is the method's published figure (EAGLE-3 0.75, EAGLE 0.62, MTP 0.81; draft model 0.7 and n-gram 0.3 are estimates)",
+        "any",
+        "method default",
+    ),
+];
+
+static SMALL: [Control; 4] = [
+    Control::Switch(
+        Field::EnforceEager,
+        "enforce-eager",
+        "--enforce-eager: no CUDA graphs (no graph memory, every kernel launched each step)",
+    ),
+    Control::Number(
+        Field::CpuOffloadGb,
+        "cpu-offload-gb",
+        "--cpu-offload-gb: GiB of weights per GPU kept in host memory and read over PCIe every step",
+        "any",
+        "0",
+    ),
+    Control::Switch(
+        Field::NoPrefixCaching,
+        "no-prefix-caching",
+        "--no-enable-prefix-caching: the prefix-cache hit rate then counts for nothing",
+    ),
+    Control::Number(
+        Field::KvCacheMemoryBytes,
+        "kv-cache-memory-bytes",
+        "--kv-cache-memory-bytes: the KV pool per GPU, set directly (the memory fraction then does not size it)",
+        "1",
+        "profiled",
+    ),
+];

@@ -1,10 +1,10 @@
 //! The scenario inputs. Every change goes to the URL (the single source of truth).
 
 use crate::components::choice::Choice;
+use crate::components::controls::{controls, Control};
 use crate::components::features_panel::FeaturesPanel;
 use crate::components::later::painted;
 use crate::components::model_source::ModelSource;
-use crate::components::number_field::NumberField;
 use crate::components::switch::Switch;
 use crate::state::{AppState, CATALOG};
 use leptos::prelude::*;
@@ -197,33 +197,7 @@ pub fn InputsPanel() -> impl IntoView {
                     ("llama.cpp", "llama.cpp (llama-server)"),
                 ]
             />
-            <NumberField
-                field=Field::MaxModelLen
-                id="context-length"
-                help="--max-model-len: the longest prompt + output one request may have"
-            />
-            <NumberField field=Field::Users id="users" help="Requests in flight at once"/>
-            <NumberField field=Field::PromptTokens id="prompt-tokens" help="Input tokens per request"/>
-            <NumberField field=Field::OutputTokens id="output-tokens" help="Generated tokens per request"/>
-            <NumberField
-                field=Field::RequestRate
-                id="request-rate"
-                help="Requests per second arriving (Poisson); when set, replicas are sized to keep up with it and the users count for nothing"
-                step="any"
-            />
-            <NumberField
-                field=Field::PrefixCacheHitRate
-                id="prefix-cache-hit-rate"
-                help="Fraction of each prompt already in the engine's prefix cache (shared system prompts): that part is not prefilled again"
-                step="any"
-            />
-            <NumberField
-                field=Field::GpuMemoryUtilization
-                id="gpu-util"
-                help="--gpu-memory-utilization: the fraction of GPU memory vLLM may use (weights + activations + KV cache)"
-                step="0.01"
-                placeholder="engine default"
-            />
+            {controls(&NUMBERS)}
             <Choice
                 field=Field::TensorParallelSize
                 id="tp"
@@ -241,3 +215,38 @@ pub fn InputsPanel() -> impl IntoView {
         </form>
     }
 }
+
+/// The number fields of the inputs panel, in order.
+static NUMBERS: [Control; 7] = [
+    Control::Number(
+        Field::MaxModelLen,
+        "context-length",
+        "--max-model-len: the longest prompt + output one request may have",
+        "1",
+        "",
+    ),
+    Control::Number(Field::Users, "users", "Requests in flight at once", "1", ""),
+    Control::Number(Field::PromptTokens, "prompt-tokens", "Input tokens per request", "1", ""),
+    Control::Number(Field::OutputTokens, "output-tokens", "Generated tokens per request", "1", ""),
+    Control::Number(
+        Field::RequestRate,
+        "request-rate",
+        "Requests per second arriving (Poisson); when set, replicas are sized to keep up with it and the users count for nothing",
+        "any",
+        "",
+    ),
+    Control::Number(
+        Field::PrefixCacheHitRate,
+        "prefix-cache-hit-rate",
+        "Fraction of each prompt already in the engine's prefix cache (shared system prompts): that part is not prefilled again",
+        "any",
+        "",
+    ),
+    Control::Number(
+        Field::GpuMemoryUtilization,
+        "gpu-util",
+        "--gpu-memory-utilization: the fraction of GPU memory vLLM may use (weights + activations + KV cache)",
+        "0.01",
+        "engine default",
+    ),
+];

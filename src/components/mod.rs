@@ -6,6 +6,7 @@ pub mod budget_view;
 pub mod catalog_view;
 pub mod choice;
 pub mod command_view;
+pub mod controls;
 pub mod explained;
 pub mod features_panel;
 pub mod inputs_panel;
