@@ -337,11 +337,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let model_weights = weights_per_gpu(s);
     // `--cpu-offload-gb` keeps that much of the weights in host memory (vLLM only).
     let hp = s.format.high_precision_bytes();
-    let encoder_weights = if m.vision.is_some() {
-        super::weights::extras_per_gpu(s)
-    } else {
-        0
-    };
+    let encoder_weights = super::weights::tower_per_gpu(s);
     // `--cpu-offload-gb` keeps that much of the decoder layers' weights in host memory
     // (vLLM only; never the embeddings, the head or the encoder: `maybe_offload_to_cpu`).
     let vocab_shard = (m.vocab.div_ceil(64) * 64).div_ceil(tp) * m.hidden * hp;

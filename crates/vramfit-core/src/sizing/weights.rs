@@ -279,6 +279,21 @@ pub fn layout_padding_per_gpu(s: &Scenario) -> u64 {
     mxfp4_padding_per_layer(s) * moe_layers.div_ceil(pp)
 }
 
+/// The multimodal tower's bytes on one GPU of the first stage: from the checkpoint's headers
+/// when the weights are sized from them (their tower tensors), else from the config
+/// ([`extras_per_gpu`]); 0 without a tower. What `--cpu-offload-gb` leaves on the GPU and
+/// the plan reports as the encoder's weights.
+#[must_use]
+pub fn tower_per_gpu(s: &Scenario) -> u64 {
+    match s.checkpoint.as_ref().filter(|c| {
+        c.format == s.format && c.source == HeaderSource::Headers && !c.shards.is_empty()
+    }) {
+        Some(c) => tower_from_headers(s, &c.shards),
+        None if s.model.vision.is_some() => extras_per_gpu(s),
+        None => 0,
+    }
+}
+
 /// A checkpoint's tower bytes on one GPU of the first stage, as [`extras_per_gpu`] sizes a
 /// config's: split over its shards (TP, or whole with `--mm-encoder-tp-mode data`), none when
 /// the engine skips the tower.

@@ -47,15 +47,16 @@ fn stage_weights_match_walking_every_layer() {
 
 #[test]
 fn a_checkpoints_tower_is_sized_and_read_as_a_configs() {
-    // Qwen2.5-VL-7B from its headers: the decoder's bytes by class, and the tower's
-    // 676,550,144 parameters × 2 B apart. Decode steps read neither the tower nor the untied
+    // Qwen2.5-VL-7B from its headers: the decoder's bytes by class, and the tower's apart. Decode steps read neither the tower nor the untied
     // input table, from the headers as from the config; the tower sits on the first stage,
     // split over TP.
     let cat = Catalog::bundled();
     let arch = cat.model("qwen2.5-vl-7b").unwrap().model.arch().unwrap();
     let mut s = Scenario::new(arch);
     s.tensor_parallel_size = 2;
-    let (embed, tower) = (152_064 * 3_584 * 2, 676_550_144 * 2);
+    // A tower of other bytes than the config's 676,550,144 parameters × 2 B (a re-saved
+    // checkpoint): the headers' count is the one sized.
+    let (embed, tower) = (152_064 * 3_584 * 2, 1_300_000_000);
     s.checkpoint = Some(HeaderWeights {
         format: s.format,
         shards: ShardBytes {
@@ -71,6 +72,10 @@ fn a_checkpoints_tower_is_sized_and_read_as_a_configs() {
         weights_per_gpu(&s) - weights_read_per_step(&s),
         embed / 2 + tower / 2
     );
+    // The plan's encoder weights (what `--cpu-offload-gb` leaves on the GPU) are the
+    // headers' tower too, not the config's estimate of it.
+    let e = super::super::estimate_bytes(&s, 80 * crate::sizing::GIB);
+    assert_eq!(e.features.encoder_weights_bytes, tower / 2);
     // `--mm-encoder-tp-mode data`: the tower whole on every rank.
     s.flags.features.mm.encoder_data_parallel = true;
     assert_eq!(
