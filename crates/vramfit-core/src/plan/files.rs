@@ -202,12 +202,20 @@ pub fn custom_plan(
     if let Some(r) = report {
         p.warnings.extend(r.warnings.iter().cloned());
         let computed = p.parameters;
-        if r.logical_parameter_count > 0 {
-            let diff = (f(r.logical_parameter_count) - f(computed)).abs() / f(computed.max(1));
+        // An MTP module's parameters are in the files, not in the model vLLM loads.
+        let held = r
+            .logical_parameter_count
+            .saturating_sub(r.shards.mtp_parameters);
+        if held > 0 {
+            let diff = (f(held) - f(computed)).abs() / f(computed.max(1));
             if diff > 0.02 {
+                let besides = if r.shards.mtp_parameters > 0 {
+                    " (besides an MTP module's)"
+                } else {
+                    ""
+                };
                 p.warnings.push(format!(
-                    "the headers hold {} parameters but config.json describes {}: the files may belong to different models",
-                    r.logical_parameter_count, computed
+                    "the headers hold {held} parameters{besides} but config.json describes {computed}: the files may belong to different models"
                 ));
             }
         }

@@ -18,8 +18,9 @@
 //!   `multi_modal_projector.`, `mm_projector.`, with or without a `model.` prefix): the
 //!   encoder vLLM builds beside the decoder, on the first pipeline stage, split over TP
 //!   unless `--mm-encoder-tp-mode data` (`sizing/mm.rs`); not read by decode steps.
-//! - anything else (MTP heads, names no rule knows): split 1/TP, an assumption the plan
-//!   states with an example name.
+//! - a multi-token-prediction module (see [`ShardBytes::mtp`]): not loaded.
+//! - anything else (names no rule knows): split 1/TP, an assumption the plan states with an
+//!   example name.
 //!
 //! Bytes are as vLLM holds them: F32 tensors other than scales count 2 bytes per element
 //! (parameters are created in the model's 16-bit dtype, `--dtype auto`); an all-fp32
@@ -47,6 +48,17 @@ pub struct ShardBytes {
     /// A multimodal tower's tensors (vision or audio encoder and its projector).
     #[serde(default)]
     pub tower: u64,
+    /// A multi-token-prediction module's tensors: the layers past the decoder that hold
+    /// `eh_proj` / `enorm` / `hnorm` / `shared_head` (DeepSeek-V3, GLM-4.5), or `mtp.`
+    /// (Qwen3-Next). vLLM's model does not load them (`load_weights` skips
+    /// `num_nextn_predict_layers`); only an MTP drafter does, which `sizing/spec.rs` sizes
+    /// from the config. Counted in [`ShardBytes::total`], in no stage's weights.
+    #[serde(default)]
+    pub mtp: u64,
+    /// The MTP module's parameters (logical count: packed weights unpacked), which a config's
+    /// count leaves out as vLLM's model does.
+    #[serde(default)]
+    pub mtp_parameters: u64,
     /// Tensors no rule knows, split 1/TP by assumption.
     pub unknown: u64,
     /// One of them, to name in the assumption.
@@ -55,7 +67,7 @@ pub struct ShardBytes {
 
 /// The class of one tensor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Class {
+pub(super) enum Class {
     Embed,
     LmHead,
     Sharded,
@@ -64,7 +76,25 @@ enum Class {
     Expert,
     Replicated,
     Tower,
+    Mtp,
     Unknown,
+}
+
+/// The decoder-layer index in a tensor's name, and whether the tensor is one only a
+/// multi-token-prediction layer has: DeepSeek-V3's and GLM-4.5's
+/// `model.layers.{num_hidden_layers}.eh_proj` and its `enorm`, `hnorm` and `shared_head`
+/// (`model.layers.61.eh_proj.weight` → `(61, true)`). One pass over the name: the import
+/// reads it for every tensor.
+#[cfg(feature = "import")]
+#[must_use]
+pub fn layer_of(name: &str) -> Option<(usize, bool)> {
+    let rest = &name[name.find(".layers.")? + ".layers.".len()..];
+    let (index, rest) = rest.split_once('.')?;
+    let part = rest.split_once('.').map_or(rest, |(p, _)| p);
+    Some((
+        index.parse().ok()?,
+        matches!(part, "eh_proj" | "enorm" | "hnorm" | "shared_head"),
+    ))
 }
 
 fn in_layer(n: &str) -> bool {
@@ -98,7 +128,7 @@ const TOWER: [&str; 16] = [
     "vision.",
 ];
 
-fn classify(name: &str) -> Class {
+pub(super) fn classify(name: &str) -> Class {
     let n = name.to_ascii_lowercase();
     // Before the embedding's rule: Phi's towers are `embed_tokens_extend.` and
     // `vision_embed_tokens.`.
@@ -108,6 +138,9 @@ fn classify(name: &str) -> Class {
         .unwrap_or(&n);
     if TOWER.iter().any(|p| bare.starts_with(p)) {
         return Class::Tower;
+    }
+    if bare.starts_with("mtp.") {
+        return Class::Mtp;
     }
     if n.contains("embed_tokens") || n.contains(".wte.") || n.contains("word_embeddings") {
         return Class::Embed;
@@ -169,7 +202,13 @@ fn classify(name: &str) -> Class {
 impl ShardBytes {
     /// Adds one tensor of `bytes` named `name`.
     pub fn add(&mut self, name: &str, bytes: u64) {
-        let slot = match classify(name) {
+        self.add_as(classify(name), name, bytes);
+    }
+
+    /// Adds one tensor of `bytes` named `name` to `class` (its [`classify`], read once where
+    /// a tensor is added to more than one tally).
+    pub(super) fn add_as(&mut self, class: Class, name: &str, bytes: u64) {
+        let slot = match class {
             Class::Embed => &mut self.embed,
             Class::LmHead => &mut self.lm_head,
             Class::Sharded => &mut self.layer_sharded,
@@ -178,6 +217,7 @@ impl ShardBytes {
             Class::Expert => &mut self.layer_expert,
             Class::Replicated => &mut self.replicated,
             Class::Tower => &mut self.tower,
+            Class::Mtp => &mut self.mtp,
             Class::Unknown => {
                 if self.unknown_example.is_none() {
                     self.unknown_example = Some(name.to_owned());
@@ -200,10 +240,32 @@ impl ShardBytes {
             self.layer_expert,
             self.replicated,
             self.tower,
+            self.mtp,
             self.unknown,
         ]
         .iter()
         .fold(0u64, |a, &b| a.saturating_add(b))
+    }
+
+    /// Moves a multi-token-prediction layer's bytes (`layer`, the same classes summed over
+    /// that layer's tensors) out of the classes into [`ShardBytes::mtp`], with its
+    /// `parameters`.
+    pub fn move_to_mtp(&mut self, layer: &Self, parameters: u64) {
+        for (total, part) in [
+            (&mut self.embed, layer.embed),
+            (&mut self.lm_head, layer.lm_head),
+            (&mut self.layer_sharded, layer.layer_sharded),
+            (&mut self.layer_kv, layer.layer_kv),
+            (&mut self.layer_replicated, layer.layer_replicated),
+            (&mut self.layer_expert, layer.layer_expert),
+            (&mut self.replicated, layer.replicated),
+            (&mut self.tower, layer.tower),
+            (&mut self.unknown, layer.unknown),
+        ] {
+            *total = total.saturating_sub(part);
+        }
+        self.mtp = self.mtp.saturating_add(layer.total());
+        self.mtp_parameters = self.mtp_parameters.saturating_add(parameters);
     }
 
     /// Whether no tensor was added (a report read from an older JSON without the field).
@@ -216,6 +278,28 @@ impl ShardBytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(feature = "import")]
+    fn layer_indexes_and_mtp_markers() {
+        assert_eq!(layer_of("model.layers.61.eh_proj.weight"), Some((61, true)));
+        assert_eq!(layer_of("model.layers.61.enorm.weight"), Some((61, true)));
+        assert_eq!(
+            layer_of("model.layers.61.shared_head.head.weight"),
+            Some((61, true))
+        );
+        assert_eq!(
+            layer_of("model.layers.7.mlp.experts.3.w1.weight"),
+            Some((7, false))
+        );
+        assert_eq!(
+            layer_of("model.layers.3.mlp.shared_experts.up_proj.weight"),
+            Some((3, false))
+        );
+        assert_eq!(layer_of("model.embed_tokens.weight"), None);
+        assert_eq!(layer_of("model.layers.x.w"), None);
+        assert_eq!(classify("mtp.layers.0.self_attn.q_proj.weight"), Class::Mtp);
+    }
 
     #[test]
     fn names_of_real_checkpoints_land_in_their_class() {
@@ -280,7 +364,7 @@ mod tests {
             ("model.norm.weight", Class::Replicated),
             ("vision_tower.patch_embed.proj.weight", Class::Tower),
             ("model.layers.61.eh_proj.weight", Class::Sharded),
-            ("mtp.fc.weight", Class::Unknown),
+            ("mtp.fc.weight", Class::Mtp),
         ];
         for (name, class) in cases {
             assert_eq!(classify(name), class, "{name}");

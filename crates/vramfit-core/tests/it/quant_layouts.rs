@@ -451,3 +451,46 @@ fn headers_shaped_as_the_config_size_like_the_config() {
     let one = custom_plan(&cat, m, "qwen", Some(&r), gpu, &Inputs::default());
     assert_eq!(one.estimate.weights_bytes, 15_231_233_024 + 8_388_608);
 }
+
+#[test]
+fn a_checkpoints_mtp_layer_is_not_loaded() {
+    // DeepSeek-V3's files hold its MTP module as `model.layers.61.*` (after its 61 decoder
+    // layers): `eh_proj`, `enorm`, `hnorm`, `shared_head`, its own `embed_tokens` and a whole
+    // MoE layer. vLLM's model skips them (`deepseek_v2.py` `load_weights`); here, two decoder
+    // layers and the module as layer 2.
+    let (h, v) = (64u64, 128u64);
+    let mut t: Vec<(String, &str, Vec<u64>)> = vec![
+        ("model.embed_tokens.weight".into(), "BF16", vec![v, h]),
+        ("lm_head.weight".into(), "BF16", vec![v, h]),
+    ];
+    for l in 0..3 {
+        let p = format!("model.layers.{l}.");
+        t.push((format!("{p}self_attn.q_proj.weight"), "BF16", vec![h, h]));
+        t.push((
+            format!("{p}mlp.experts.0.gate_proj.weight"),
+            "BF16",
+            vec![h, h],
+        ));
+        t.push((format!("{p}input_layernorm.weight"), "BF16", vec![h]));
+    }
+    for (n, shape) in [
+        ("eh_proj.weight", vec![h, 2 * h]),
+        ("enorm.weight", vec![h]),
+        ("hnorm.weight", vec![h]),
+        ("embed_tokens.weight", vec![v, h]),
+        ("shared_head.head.weight", vec![v, h]),
+    ] {
+        t.push((format!("model.layers.2.{n}"), "BF16", shape));
+    }
+    let r = Report::from_headers(&[parse_header(&header_of(&t), None).unwrap()]);
+    let s = &r.shards;
+    let layer = 2 * (h * h + h * h + h); // one layer's q_proj, expert and norm, 2 B each
+    let mtp = layer + 2 * (2 * h * h + 2 * h + 2 * v * h);
+    assert_eq!(s.mtp, mtp);
+    assert_eq!(s.mtp_parameters, mtp / 2);
+    assert_eq!(s.embed, 2 * v * h, "the model's own table only");
+    assert_eq!(s.lm_head, 2 * v * h);
+    assert_eq!(s.layer_sharded, 2 * 2 * h * h, "layers 0 and 1");
+    assert_eq!(s.layer_expert, 2 * 2 * h * h);
+    assert_eq!(s.total(), r.total_bytes, "every byte in one class");
+}
