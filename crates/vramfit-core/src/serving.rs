@@ -759,10 +759,8 @@ impl Replica {
         } else {
             0.0
         };
-        // What a step streams and multiplies: an untied input embedding is only looked up
-        // (`weights_read_per_step`), tied it is the LM head; a multimodal tower runs in
-        // prefill on media, and an MTP module only in its drafter (`sizing/spec.rs`).
-        let lookup = if p.lm_head > 0 { p.embedding } else { 0 };
+        // What a step streams and multiplies (`weights_read_per_step`,
+        // `ParamBreakdown::multiplied`).
         let weights = f(crate::sizing::weights_read_per_step(s));
         let trt = s.flags.engine == Engine::TrtLlm;
         let (seqs, tokens) = if trt {
@@ -838,11 +836,7 @@ impl Replica {
             expert_bytes,
             experts: m.moe.map_or(0.0, |x| f(x.experts)),
             experts_per_token: m.moe.map_or(0.0, |x| f(x.experts_per_token)),
-            dense_params: f(p
-                .active()
-                .saturating_sub(p.active_expert + lookup + p.extra))
-                / f(tp)
-                / f(pp),
+            dense_params: f(p.multiplied().saturating_sub(p.active_expert)) / f(tp) / f(pp),
             expert_params: f(p.active_expert) / f(tp) / f(pp),
             kv_full_per_token: f(per_full * full_layers) + draft_kv,
             kv_window_per_token: f(per_window * window_layers),

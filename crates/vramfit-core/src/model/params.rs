@@ -282,4 +282,14 @@ impl ParamBreakdown {
     pub fn active(&self) -> u64 {
         self.total() - self.expert + self.active_expert
     }
+
+    /// Parameters a decoder step multiplies one token by (2 FLOPs each): [`Self::active`]
+    /// less an untied input embedding (a lookup; tied, it is the LM head) and the parameters
+    /// outside the decoder (a multimodal tower runs on media in prefill, an MTP module only
+    /// as a drafter).
+    #[must_use]
+    pub fn multiplied(&self) -> u64 {
+        let lookup = if self.lm_head > 0 { self.embedding } else { 0 };
+        self.active().saturating_sub(lookup + self.extra)
+    }
 }

@@ -120,15 +120,14 @@ impl Report {
         let mut per_dtype = [(0u64, 0u64, false); Dtype::ALL.len()];
         let mut moe = MoeSplit::default();
         let mut shards = super::ShardBytes::default();
-        // Each decoder layer's bytes by class, and which layers are MTP modules: moved out of
-        // the classes once every tensor is read (a layer's marker may come last).
-        // Only where an MTP module is there at all (its `eh_proj`): the tally costs a quarter
-        // of this function's time on a checkpoint of 200,000 tensors.
-        let has_mtp = headers
+        // The layers that are MTP modules (each holds an `eh_proj`: DeepSeek-V3, GLM-4.5),
+        // found before the tensors are tallied, which then go to `ShardBytes::mtp`.
+        let mtp_layers: Vec<usize> = headers
             .iter()
             .flat_map(Header::tensors)
-            .any(|t| t.name.contains(".eh_proj."));
-        let mut per_layer: Vec<(super::ShardBytes, bool, u64)> = Vec::new();
+            .filter(|t| t.name.contains(".eh_proj."))
+            .filter_map(|t| super::shard::layer_of(t.name))
+            .collect();
         // Which packings occur (by rank), and the smallest and largest qweight factor.
         let mut packed_kinds = [false; 6];
         let mut packed_factors: Option<(u64, u64)> = None;
@@ -157,21 +156,12 @@ impl Report {
             } else {
                 bytes
             };
-            let class = super::shard::classify(t.name);
-            shards.add_as(class, t.name, held);
-            let layer = if has_mtp {
-                super::shard::layer_of(t.name).filter(|l| l.0 < 4096)
+            let in_mtp = !mtp_layers.is_empty()
+                && super::shard::layer_of(t.name).is_some_and(|l| mtp_layers.contains(&l));
+            if in_mtp {
+                shards.add_mtp(held, logical);
             } else {
-                None
-            };
-            if let Some((i, marks)) = layer {
-                if per_layer.len() <= i {
-                    per_layer.resize_with(i + 1, Default::default);
-                }
-                let (layer, mtp, params) = &mut per_layer[i];
-                layer.add_as(class, t.name, held);
-                *mtp |= marks;
-                *params = params.saturating_add(logical);
+                shards.add(t.name, held);
             }
             if let Some(i) = Dtype::ALL.iter().position(|&d| d == t.dtype) {
                 let (e, b, seen) = &mut per_dtype[i];
@@ -187,9 +177,6 @@ impl Report {
             }
         }
 
-        for (layer, _, params) in per_layer.iter().filter(|(_, mtp, _)| *mtp) {
-            shards.move_to_mtp(layer, *params);
-        }
         // Filled by insertion: collecting into a map sorts, with a sort of its own in the wasm.
         let name = |f: fn(&(u64, u64, bool)) -> u64| -> BTreeMap<String, u64> {
             let mut named = BTreeMap::new();

@@ -48,9 +48,9 @@ pub struct ShardBytes {
     /// A multimodal tower's tensors (vision or audio encoder and its projector).
     #[serde(default)]
     pub tower: u64,
-    /// A multi-token-prediction module's tensors: the layers past the decoder that hold
-    /// `eh_proj` / `enorm` / `hnorm` / `shared_head` (DeepSeek-V3, GLM-4.5), or `mtp.`
-    /// (Qwen3-Next). vLLM's model does not load them (`load_weights` skips
+    /// A multi-token-prediction module's tensors: every tensor of a layer that holds an
+    /// `eh_proj` (DeepSeek-V3's and GLM-4.5's `model.layers.{num_hidden_layers}`, with its
+    /// own `embed_tokens` and `shared_head`; `Report::from_headers`), or `mtp.` (Qwen3-Next). vLLM's model does not load them (`load_weights` skips
     /// `num_nextn_predict_layers`); only an MTP drafter does, which `sizing/spec.rs` sizes
     /// from the config. Counted in [`ShardBytes::total`], in no stage's weights.
     #[serde(default)]
@@ -67,7 +67,7 @@ pub struct ShardBytes {
 
 /// The class of one tensor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Class {
+enum Class {
     Embed,
     LmHead,
     Sharded,
@@ -80,21 +80,12 @@ pub(super) enum Class {
     Unknown,
 }
 
-/// The decoder-layer index in a tensor's name, and whether the tensor is one only a
-/// multi-token-prediction layer has: DeepSeek-V3's and GLM-4.5's
-/// `model.layers.{num_hidden_layers}.eh_proj` and its `enorm`, `hnorm` and `shared_head`
-/// (`model.layers.61.eh_proj.weight` → `(61, true)`). One pass over the name: the import
-/// reads it for every tensor.
+/// The decoder-layer index in a tensor's name (`model.layers.61.eh_proj.weight` → 61).
 #[cfg(feature = "import")]
 #[must_use]
-pub fn layer_of(name: &str) -> Option<(usize, bool)> {
+pub fn layer_of(name: &str) -> Option<usize> {
     let rest = &name[name.find(".layers.")? + ".layers.".len()..];
-    let (index, rest) = rest.split_once('.')?;
-    let part = rest.split_once('.').map_or(rest, |(p, _)| p);
-    Some((
-        index.parse().ok()?,
-        matches!(part, "eh_proj" | "enorm" | "hnorm" | "shared_head"),
-    ))
+    rest.split_once('.')?.0.parse().ok()
 }
 
 fn in_layer(n: &str) -> bool {
@@ -128,7 +119,7 @@ const TOWER: [&str; 16] = [
     "vision.",
 ];
 
-pub(super) fn classify(name: &str) -> Class {
+fn classify(name: &str) -> Class {
     let n = name.to_ascii_lowercase();
     // Before the embedding's rule: Phi's towers are `embed_tokens_extend.` and
     // `vision_embed_tokens.`.
@@ -202,13 +193,7 @@ pub(super) fn classify(name: &str) -> Class {
 impl ShardBytes {
     /// Adds one tensor of `bytes` named `name`.
     pub fn add(&mut self, name: &str, bytes: u64) {
-        self.add_as(classify(name), name, bytes);
-    }
-
-    /// Adds one tensor of `bytes` named `name` to `class` (its [`classify`], read once where
-    /// a tensor is added to more than one tally).
-    pub(super) fn add_as(&mut self, class: Class, name: &str, bytes: u64) {
-        let slot = match class {
+        let slot = match classify(name) {
             Class::Embed => &mut self.embed,
             Class::LmHead => &mut self.lm_head,
             Class::Sharded => &mut self.layer_sharded,
@@ -247,24 +232,10 @@ impl ShardBytes {
         .fold(0u64, |a, &b| a.saturating_add(b))
     }
 
-    /// Moves a multi-token-prediction layer's bytes (`layer`, the same classes summed over
-    /// that layer's tensors) out of the classes into [`ShardBytes::mtp`], with its
-    /// `parameters`.
-    pub fn move_to_mtp(&mut self, layer: &Self, parameters: u64) {
-        for (total, part) in [
-            (&mut self.embed, layer.embed),
-            (&mut self.lm_head, layer.lm_head),
-            (&mut self.layer_sharded, layer.layer_sharded),
-            (&mut self.layer_kv, layer.layer_kv),
-            (&mut self.layer_replicated, layer.layer_replicated),
-            (&mut self.layer_expert, layer.layer_expert),
-            (&mut self.replicated, layer.replicated),
-            (&mut self.tower, layer.tower),
-            (&mut self.unknown, layer.unknown),
-        ] {
-            *total = total.saturating_sub(part);
-        }
-        self.mtp = self.mtp.saturating_add(layer.total());
+    /// Adds one tensor of a multi-token-prediction layer: `bytes` held, `parameters`
+    /// (logical) to [`ShardBytes::mtp`] and [`ShardBytes::mtp_parameters`].
+    pub fn add_mtp(&mut self, bytes: u64, parameters: u64) {
+        self.mtp = self.mtp.saturating_add(bytes);
         self.mtp_parameters = self.mtp_parameters.saturating_add(parameters);
     }
 
@@ -282,20 +253,8 @@ mod tests {
     #[test]
     #[cfg(feature = "import")]
     fn layer_indexes_and_mtp_markers() {
-        assert_eq!(layer_of("model.layers.61.eh_proj.weight"), Some((61, true)));
-        assert_eq!(layer_of("model.layers.61.enorm.weight"), Some((61, true)));
-        assert_eq!(
-            layer_of("model.layers.61.shared_head.head.weight"),
-            Some((61, true))
-        );
-        assert_eq!(
-            layer_of("model.layers.7.mlp.experts.3.w1.weight"),
-            Some((7, false))
-        );
-        assert_eq!(
-            layer_of("model.layers.3.mlp.shared_experts.up_proj.weight"),
-            Some((3, false))
-        );
+        assert_eq!(layer_of("model.layers.61.eh_proj.weight"), Some(61));
+        assert_eq!(layer_of("model.layers.7.mlp.experts.3.w1.weight"), Some(7));
         assert_eq!(layer_of("model.embed_tokens.weight"), None);
         assert_eq!(layer_of("model.layers.x.w"), None);
         assert_eq!(classify("mtp.layers.0.self_attn.q_proj.weight"), Class::Mtp);

@@ -336,12 +336,11 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     let vllm = matches!(s.flags.engine, Engine::Vllm { .. });
     let model_weights = weights_per_gpu(s);
     // `--cpu-offload-gb` keeps that much of the weights in host memory (vLLM only).
-    let hp = s.format.high_precision_bytes();
     let encoder_weights = super::weights::tower_per_gpu(s);
     // `--cpu-offload-gb` keeps that much of the decoder layers' weights in host memory
     // (vLLM only; never the embeddings, the head or the encoder: `maybe_offload_to_cpu`).
-    let vocab_shard = (m.vocab.div_ceil(64) * 64).div_ceil(tp) * m.hidden * hp;
-    let kept = vocab_shard * if m.tied_embeddings { 1 } else { 2 } + encoder_weights;
+    let kept = super::weights::vocab_table_shard(s) * if m.tied_embeddings { 1 } else { 2 }
+        + encoder_weights;
     let cpu_offload = if vllm {
         x.cpu_offload_gib
             .filter(|g| g.is_finite() && *g > 0.0)

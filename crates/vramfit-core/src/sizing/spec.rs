@@ -166,16 +166,13 @@ pub fn draft(s: &Scenario) -> Option<Draft> {
             ds.flags.kv_dtype = s.flags.kv_dtype;
             let w = weights_per_gpu(&ds);
             let kvt = super::kv::kv_groups_compact(&ds).bytes_per_token();
-            // A pass streams and multiplies what a target's step does (`serving`): not an
-            // untied input table, which it looks up.
-            let p = dm.params();
-            let lookup = if p.lm_head > 0 { p.embedding } else { 0 };
+            // A pass streams and multiplies what a target's step does (`serving`).
             Draft {
                 method,
                 tokens: k,
                 weights_bytes: w,
                 read_bytes_per_pass: super::weights::weights_read_per_step(&ds),
-                active_params: p.active().saturating_sub(lookup + p.extra) / tp,
+                active_params: dm.params().multiplied() / tp,
                 kv_bytes_per_token: kvt,
                 lookahead: k,
                 layers: dm.layers,

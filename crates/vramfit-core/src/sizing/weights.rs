@@ -84,7 +84,6 @@ pub fn weights_per_gpu(s: &Scenario) -> u64 {
 #[must_use]
 pub fn weights_read_per_step(s: &Scenario) -> u64 {
     let pp = s.pipeline_parallel_size.max(1).min(s.model.layers.max(1));
-    let tp = s.tensor_parallel_size.max(1);
     let m = &s.model;
     let gathered = match s
         .checkpoint
@@ -93,10 +92,8 @@ pub fn weights_read_per_step(s: &Scenario) -> u64 {
     {
         Some(c) => {
             let c = &c.shards;
-            let vocab_padded = m.vocab.div_ceil(64) * 64;
-            let shard = ceil_div(mul_div(c.embed, vocab_padded, m.vocab.max(1)), tp);
             let table = if lm_head_loaded(m, c) > 0 || pp > 1 {
-                shard
+                vocab_shard_of(s, c.embed)
             } else {
                 0
             };
@@ -104,7 +101,7 @@ pub fn weights_read_per_step(s: &Scenario) -> u64 {
         }
         None => {
             let table = if !m.tied_embeddings || pp > 1 {
-                ceil_div(m.vocab.div_ceil(64) * 64, tp) * m.hidden * s.format.high_precision_bytes()
+                vocab_table_shard(s)
             } else {
                 0
             };
@@ -150,12 +147,37 @@ pub fn extra_loaded(s: &Scenario) -> u64 {
 /// ([`super::mm::tower_shards`]).
 #[must_use]
 pub fn extras_per_gpu(s: &Scenario) -> u64 {
-    let shards = if s.model.vision.is_some() {
+    ceil_div(extra_loaded(s), extra_shards(s)) * s.format.high_precision_bytes()
+}
+
+/// The ranks the parameters outside the decoder are split over: a multimodal tower's
+/// ([`super::mm::tower_shards`]), else TP.
+fn extra_shards(s: &Scenario) -> u64 {
+    if s.model.vision.is_some() {
         super::mm::tower_shards(s)
     } else {
         s.tensor_parallel_size.max(1)
-    };
-    ceil_div(extra_loaded(s), shards) * s.format.high_precision_bytes()
+    }
+}
+
+/// The embedding's (or an untied LM head's) bytes on one TP rank from the config: the
+/// vocabulary padded to 64 (`vocab_parallel_embedding.py`), split 1/TP, 16-bit.
+#[must_use]
+pub fn vocab_table_shard(s: &Scenario) -> u64 {
+    let m = &s.model;
+    ceil_div(m.vocab.div_ceil(64) * 64, s.tensor_parallel_size.max(1))
+        * m.hidden
+        * s.format.high_precision_bytes()
+}
+
+/// A checkpoint's vocabulary-parallel tensor of `bytes` on one TP rank: scaled to the
+/// vocabulary padded to 64, split 1/TP.
+fn vocab_shard_of(s: &Scenario, bytes: u64) -> u64 {
+    let vocab = s.model.vocab;
+    ceil_div(
+        mul_div(bytes, vocab.div_ceil(64) * 64, vocab.max(1)),
+        s.tensor_parallel_size.max(1),
+    )
 }
 
 fn ceil_div(a: u64, b: u64) -> u64 {
@@ -301,12 +323,7 @@ fn tower_from_headers(s: &Scenario, c: &ShardBytes) -> u64 {
     if c.tower == 0 || super::mm::tower_skipped(s) {
         return 0;
     }
-    let shards = if s.model.vision.is_some() {
-        super::mm::tower_shards(s)
-    } else {
-        s.tensor_parallel_size.max(1)
-    };
-    ceil_div(c.tower, shards)
+    ceil_div(c.tower, extra_shards(s))
 }
 
 /// A checkpoint's LM head bytes as the engine loads them: none when the config ties the
@@ -336,8 +353,7 @@ fn for_each_stage_from_headers(s: &Scenario, c: &ShardBytes, each: &mut dyn FnMu
         + c.layer_replicated
         + ceil_div(c.layer_expert, tp);
     let pad = mxfp4_padding_per_layer(s);
-    let vocab_padded = m.vocab.div_ceil(64) * 64;
-    let vocab_shard = |bytes: u64| ceil_div(mul_div(bytes, vocab_padded, m.vocab.max(1)), tp);
+    let vocab_shard = |bytes: u64| vocab_shard_of(s, bytes);
     let (base, rem) = (layers / pp, layers % pp);
     let mut start = 0;
     for stage in 0..pp {
@@ -374,7 +390,6 @@ fn for_each_stage_weights(s: &Scenario, each: &mut dyn FnMut(u64)) {
         return for_each_stage_from_headers(s, &c.shards, each);
     }
     let m = &s.model;
-    let tp = s.tensor_parallel_size.max(1);
     let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));
     let hp = s.format.high_precision_bytes();
     let layer_bytes = |is_moe: bool| layer_bytes_per_rank(s, &m.layer_params_of_kind(is_moe));
@@ -403,8 +418,7 @@ fn for_each_stage_weights(s: &Scenario, each: &mut dyn FnMut(u64)) {
     };
     // Bytes of one MoE and one dense layer, sized when a stage first holds one.
     let (mut moe_layer, mut dense_layer) = (None, None);
-    let vocab_padded = m.vocab.div_ceil(64) * 64;
-    let vocab_shard = ceil_div(vocab_padded, tp) * m.hidden * hp;
+    let vocab_shard = vocab_table_shard(s);
     // Layer ranges per stage: vLLM `get_pp_indices` gives each stage layers/pp, the
     // remainder to the last stages.
     let base = m.layers / pp;
@@ -432,14 +446,8 @@ fn for_each_stage_weights(s: &Scenario, each: &mut dyn FnMut(u64)) {
         }
         start += n;
         if stage == 0 {
-            bytes += vocab_shard;
             // The encoder tower is split like the model unless `--mm-encoder-tp-mode data`.
-            let shards = if m.vision.is_some() {
-                super::mm::tower_shards(s)
-            } else {
-                tp
-            };
-            bytes += ceil_div(extra_loaded(s), shards) * hp;
+            bytes += vocab_shard + extras_per_gpu(s);
         }
         // Rotary cos/sin cache: allocated with the model on every GPU.
         bytes += m.rope_cache_bytes;
