@@ -717,6 +717,7 @@ pub fn plan_arch_with(
         });
     }
     warnings.extend(features::feature_warnings(&sc, inputs));
+    warnings.extend(parts::across_nodes(&sc, gpu));
     if let Some(w) = features::too_long(&sc, est.request_len) {
         warnings.push(w);
     }
@@ -762,9 +763,7 @@ pub fn plan_arch_with(
             }
         },
         max_concurrency_band: Band::rel(est.max_concurrency, pool_rel),
-        // Features with no speed measurement in the calibration set: "not validated".
-        speed_validated: crate::serving::validation(inputs.flags.engine).is_some()
-            && !inputs.flags.features.speed_unvalidated(),
+        speed_validated: parts::speed_validated(&sc, gpu, inputs.flags.engine),
         estimate: est,
         parameters: params.total(),
         active_parameters: params.active(),

@@ -707,8 +707,10 @@ pub const ALPHA_FAST_LINK_S: f64 = 8e-6;
 /// Latency of one all-reduce over PCIe, seconds (20–30 µs in the same measurements).
 pub const ALPHA_PCIE_S: f64 = 25e-6;
 /// The network between nodes where the catalog states none: 100 Gb/s Ethernet, NCCL over
-/// TCP sockets (12.5 GB/s per direction, about 50 µs per transfer), the network of the
-/// published runs across nodes (`accuracy/speed.rs`).
+/// TCP sockets (12.5 GB/s per direction, about 50 µs per transfer). An assumption, not
+/// validated: the only published runs across nodes in the calibration set name no network,
+/// and took ~10× a node's step time (`accuracy::speed::Unfitted::NetworkUnstated`); plans
+/// across nodes show their speed as not validated ([`spans_nodes`]).
 pub const SOCKET_NETWORK_BYTES_PER_S: f64 = 12.5e9;
 /// See [`SOCKET_NETWORK_BYTES_PER_S`].
 pub const ALPHA_SOCKET_S: f64 = 50e-6;
@@ -716,6 +718,18 @@ pub const ALPHA_SOCKET_S: f64 = 50e-6;
 /// an 8-byte all-reduce of two A100s in two nodes over InfiniBand HDR (nccl-tests#150,
 /// `all_reduce_perf -b 8`, 2023-06-29).
 pub const ALPHA_RDMA_S: f64 = 20e-6;
+
+/// Whether a replica of the scenario's layout is larger than one node of `gpu`, so that its
+/// stages hand activations over the network between nodes. No fitted row measures such a
+/// network (the published runs across nodes name none: `accuracy::speed::Unfitted`), so a
+/// plan that spans nodes shows its speed as not validated.
+#[must_use]
+pub fn spans_nodes(s: &crate::sizing::Scenario, gpu: &crate::catalog::Gpu) -> bool {
+    s.tensor_parallel_size
+        .max(1)
+        .saturating_mul(s.pipeline_parallel_size.max(1))
+        > gpu.gpus_per_node()
+}
 
 /// Engine defaults for TensorRT-LLM's scheduler (`tensorrt_llm/builder.py` `BuildConfig`:
 /// `max_batch_size = 2048`, `max_num_tokens = 8192`).
@@ -782,7 +796,7 @@ impl Replica {
         };
         // A replica larger than a node hands activations between nodes over the network
         // (TP stays inside the node: `sizing/refusal.rs`).
-        let spans = tp.saturating_mul(pp) > gpu.interconnect.gpus_per_node.unwrap_or(1).max(1);
+        let spans = spans_nodes(s, gpu);
         let (stage_link, stage_alpha) = match gpu.interconnect.scale_out {
             _ if !spans => (link, alpha),
             Some(n) => (n.gb_per_s * 1e9, n.alpha_s),

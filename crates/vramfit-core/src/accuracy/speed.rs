@@ -9,8 +9,9 @@
 //! - [`held_out`] refits without one group (a GPU, or a model) and predicts that group:
 //!   leave-one-GPU-out and leave-one-model-out errors are those predictions' errors.
 //!
-//! Rows whose column definition the source leaves open (`CAVEAT` in `notes`) are reported but
-//! not fitted on; DEP layouts and rows without fixed lengths are skipped with the reason.
+//! Rows whose source leaves open the column's definition (`CAVEAT` in `notes`) or the network
+//! of a TP group across nodes are reported but not fitted on ([`Unfitted`]); a column a later
+//! revision of its source defines is read as defined there ([`per_gpu_as_revised`]); DEP layouts and rows without fixed lengths are skipped with the reason.
 #![cfg_attr(not(feature = "bundled"), allow(dead_code, unused_imports))]
 
 use super::{parse_csv, Rec};
@@ -55,15 +56,34 @@ pub struct Case {
     pub ttft_ms: Option<f64>,
     /// Measured mean inter-token latency, ms, where the source gives it.
     pub itl_ms: Option<f64>,
-    /// The source leaves the column's definition open (not fitted on).
-    pub caveat: bool,
+    /// Why the case is shown but not fitted on, if it is.
+    pub unfitted: Option<Unfitted>,
     /// Run without CUDA graphs.
     pub eager: bool,
     /// The replica, built once.
     pub replica: Replica,
 }
 
+/// Why a case is shown but not fitted on: the source leaves open something its prediction
+/// needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unfitted {
+    /// The column's definition (`CAVEAT` in `notes`).
+    ColumnOpen,
+    /// The network of a TP group across nodes: the runs name no interface, its speed or its
+    /// latency, only "network between GPUs" (Kubernetes pods, Ray), and the inter-token
+    /// latency they report (44 ms at TP 2 for a 7B model, 87 ms at TP 4 for gpt-oss-120b, at
+    /// one request) is several times the socket default's ([`NETWORK_ALPHA_S`]).
+    NetworkUnstated,
+}
+
 impl Case {
+    /// Whether the case is fitted on ([`Case::unfitted`]).
+    #[must_use]
+    pub fn fitted(&self) -> bool {
+        self.unfitted.is_none()
+    }
+
     /// GPUs of the layout.
     #[must_use]
     pub fn gpus(&self) -> u64 {
@@ -141,6 +161,33 @@ fn num_after(notes: &str, key: &str) -> Option<u64> {
         .ok()
 }
 
+/// Where a later revision of a source defines a column its cited revision left open, the
+/// factor from the printed value to the layout's output tokens/s.
+///
+/// TensorRT-LLM's `docs/source/performance.md` at 138f96d4 heads its A100 and L40S tables
+/// "Throughput (out tok/s)" beside the H100 table's "(out tok/s/GPU)"; the next revision (the
+/// `trtllm-build` commands, the same v0.6.1 and v0.5 figures) heads all three "Throughput (out
+/// tok/s/GPU)". The rows keep the value as printed, so a TP > 1 row is multiplied by its GPUs,
+/// as the H100 rows already are. (The figures agree: LLaMA 70B on 4 × A100 at batch 1280,
+/// 128/128 tokens, prints 670; 4 × 670 tokens/s is what 4 × 312 dense TFLOP/s at ~60 % give for
+/// 140 GFLOP per token over the run's prefill and decode.)
+fn per_gpu_as_revised(source: &str, notes: &str, gpus: u64) -> f64 {
+    if source.contains("TensorRT-LLM docs/source/performance.md @138f96d4")
+        && notes.contains("value as printed ('Throughput (out tok/s)'")
+    {
+        crate::units::real(gpus)
+    } else {
+        1.0
+    }
+}
+
+/// Whether a run across nodes names its network (an interface, or a link speed).
+fn names_network(notes: &str) -> bool {
+    ["InfiniBand", "RoCE", "GbE", "Gb/s", "EFA"]
+        .iter()
+        .any(|n| notes.contains(n))
+}
+
 fn ms_after(notes: &str, key: &str) -> Option<f64> {
     let i = notes.find(key)?;
     let num: String = notes[i + key.len()..]
@@ -150,8 +197,8 @@ fn ms_after(notes: &str, key: &str) -> Option<f64> {
     crate::decimal::parse_f64(&num).filter(|x| x.is_finite() && *x > 0.0)
 }
 
-/// Inter-node links of the sources that run TP across nodes: 100 Gb/s Ethernet through Ray
-/// (12.5 GB/s, about 50 µs per collective: NCCL over TCP sockets).
+/// The network a run across nodes is predicted over when its source names none (the app's
+/// default: 100 Gb/s Ethernet, NCCL over TCP sockets); such runs are not fitted on.
 use crate::serving::{
     ALPHA_SOCKET_S as NETWORK_ALPHA_S, SOCKET_NETWORK_BYTES_PER_S as NETWORK_LINK_BYTES_PER_S,
 };
@@ -372,7 +419,8 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         };
         let eager = notes.contains("CUDA graphs unintentionally OFF");
         replica.cuda_graphs = !eager;
-        if notes.contains("different nodes") {
+        let across_nodes = notes.contains("different nodes");
+        if across_nodes {
             replica = replica.over_link(NETWORK_LINK_BYTES_PER_S, NETWORK_ALPHA_S);
         }
         out.push(Case {
@@ -389,10 +437,16 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
             output,
             load,
             num_requests: num_after(notes, "num_requests=").or(num_after(notes, "num_prompts=")),
-            measured,
+            measured: measured * per_gpu_as_revised(r.get("source"), notes, tp * pp),
             ttft_ms: ms_after(notes, "Mean TTFT="),
             itl_ms: ms_after(notes, "Mean ITL="),
-            caveat: notes.contains("CAVEAT"),
+            unfitted: if notes.contains("CAVEAT") {
+                Some(Unfitted::ColumnOpen)
+            } else if across_nodes && !names_network(notes) {
+                Some(Unfitted::NetworkUnstated)
+            } else {
+                None
+            },
             eager,
             replica,
         });
@@ -422,10 +476,10 @@ pub fn loss(cs: &[&Case], k: &Constants) -> f64 {
     }
 }
 
-/// Fits the constants to the cases (those without a caveat), starting from `start`.
+/// Fits the constants to the cases (those [`Case::fitted`]), starting from `start`.
 #[must_use]
 pub fn fit(cs: &[&Case], start: Constants) -> Constants {
-    let cs: Vec<&Case> = cs.iter().copied().filter(|c| !c.caveat).collect();
+    let cs: Vec<&Case> = cs.iter().copied().filter(|c| c.fitted()).collect();
     let mut x = start.to_array();
     let mut best = loss(&cs, &Constants::from_array(x));
     let mut step = [0.4_f64; Constants::LEN];

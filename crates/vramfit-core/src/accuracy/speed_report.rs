@@ -44,7 +44,7 @@ impl SpeedReport {
         }
     }
 
-    /// Errors of a prediction set over the fitted-on cases (no caveat), optionally one GPU.
+    /// Errors of a prediction set over the fitted-on cases (`Case::fitted`), optionally one GPU.
     #[must_use]
     pub fn summary(&self, pred: &[f64], gpu: Option<&str>) -> super::Summary {
         super::Summary::of(&self.errors(pred, |c| gpu.is_none_or(|g| c.gpu == g)))
@@ -56,7 +56,7 @@ impl SpeedReport {
         self.cases
             .iter()
             .zip(pred)
-            .filter(|(c, _)| !c.caveat && keep(c))
+            .filter(|(c, _)| c.fitted() && keep(c))
             .map(|(c, p)| rel(c.measured, *p))
             .collect()
     }
@@ -72,7 +72,7 @@ impl SpeedReport {
     pub fn speedup_summary(&self, pred: &[f64]) -> super::Summary {
         let errs: Vec<f64> = speedups(&self.cases, pred)
             .into_iter()
-            .filter(|(j, i, _, _)| !self.cases[*i].caveat && !self.cases[*j].caveat)
+            .filter(|(j, i, _, _)| self.cases[*i].fitted() && self.cases[*j].fitted())
             .map(|(_, _, m, p)| rel(m, p))
             .collect();
         super::Summary::of(&errs)
@@ -103,7 +103,7 @@ pub fn headline_lines(
     s.push_str(&line(
         "output tokens/s, leave-one-GPU-out",
         r.summary(&r.logo, None),
-        "target median ≤ 15%, p90 ≤ 30% (gate: p90 ≤ 31%)",
+        "target median ≤ 15%, p90 ≤ 30%",
     ));
     s.push_str(&line(
         "output tokens/s, leave-one-model-out",
@@ -137,7 +137,7 @@ pub fn validation(r: &SpeedReport) -> Vec<(&'static str, usize, usize, f64, f64,
         let mut errs = Vec::new();
         let mut gpus: Vec<&str> = Vec::new();
         for (c, p) in r.cases.iter().zip(&r.logo) {
-            if c.caveat || c.engine.family() != engine {
+            if !c.fitted() || c.engine.family() != engine {
                 continue;
             }
             errs.push(rel(c.measured, *p));
@@ -191,10 +191,10 @@ pub fn markdown(r: &SpeedReport, k: &Constants) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     s.push_str("\n## Throughput: the serving model against published measurements\n\n");
-    let fitted = r.cases.iter().filter(|c| !c.caveat).count();
+    let fitted = r.cases.iter().filter(|c| c.fitted()).count();
     let _ = writeln!(
         s,
-        "{} measurements compared ({} fitted on; {} whose source leaves the column's definition open are shown, not fitted); {} rows skipped (reasons below). \
+        "{} measurements compared ({} fitted on; {} whose source leaves open the column's definition or the network between nodes are shown, not fitted); {} rows skipped (reasons below). \
 Predictions are output tokens/s of the whole layout. *In-sample* uses the shipped constants (`serving::FITTED`, fitted on every row); \
 *leave-one-GPU-out* refits the constants without any row of that GPU and predicts its rows; *leave-one-model-out* does the same per model. \
 The app's speed bands are the leave-one-GPU-out 10th–90th percentiles per engine.\n",
@@ -207,7 +207,7 @@ The app's speed bands are the leave-one-GPU-out 10th–90th percentiles per engi
     let ratios = r.speedup_summary(&r.logo);
     let _ = write!(
         s,
-        "Against issue 14's targets (leave-one-GPU-out median ≤ 15 % and p90 ≤ 30 %, speed-up ratios median ≤ 10 %): {}. The gate in `vramfit accuracy --check` holds the p90 at 31 %, the 30.2 % it reached when the DEP layouts joined the set.\n\n",
+        "Against issue 14's targets (leave-one-GPU-out median ≤ 15 % and p90 ≤ 30 %, speed-up ratios median ≤ 10 %): {}. `vramfit accuracy --check` fails outside them.\n\n",
         match (
             held.median <= TARGET_MEDIAN && held.p90 <= TARGET_P90,
             ratios.median <= TARGET_RATIOS,
@@ -299,7 +299,7 @@ The app's speed bands are the leave-one-GPU-out 10th–90th percentiles per engi
     let mut keys: Vec<(String, String, &'static str, String)> = r
         .cases
         .iter()
-        .filter(|c| !c.caveat)
+        .filter(|c| c.fitted())
         .map(|c| {
             (
                 c.gpu.clone(),
@@ -327,18 +327,30 @@ The app's speed bands are the leave-one-GPU-out 10th–90th percentiles per engi
             signed(pick(&r.lomo).1)
         );
     }
-    let caveats: Vec<f64> = r
-        .cases
-        .iter()
-        .zip(&r.in_sample)
-        .filter(|(c, _)| c.caveat)
-        .map(|(c, p)| rel(c.measured, *p))
-        .collect();
-    if !caveats.is_empty() {
-        let x = super::Summary::of(&caveats);
+    for (kind, what) in [
+        (
+            super::speed::Unfitted::ColumnOpen,
+            "Rows marked CAVEAT (not fitted on)",
+        ),
+        (
+            super::speed::Unfitted::NetworkUnstated,
+            "Rows run with TP across nodes over a network the source does not describe (not fitted on; predicted over 100 Gb/s Ethernet sockets, `serving::SOCKET_NETWORK_BYTES_PER_S`)",
+        ),
+    ] {
+        let errs: Vec<f64> = r
+            .cases
+            .iter()
+            .zip(&r.in_sample)
+            .filter(|(c, _)| c.unfitted == Some(kind))
+            .map(|(c, p)| rel(c.measured, *p))
+            .collect();
+        if errs.is_empty() {
+            continue;
+        }
+        let x = super::Summary::of(&errs);
         let _ = writeln!(
             s,
-            "\nRows marked CAVEAT (not fitted on): {} rows, in-sample median {}, p90 {}.",
+            "\n{what}: {} rows, in-sample median {}, p90 {}.",
             x.n,
             pct(x.median),
             pct(x.p90)
@@ -388,8 +400,6 @@ const TARGET_MEDIAN: f64 = 0.15;
 const TARGET_P90: f64 = 0.30;
 /// See [`TARGET_MEDIAN`].
 const TARGET_RATIOS: f64 = 0.10;
-/// The gate's p90: the 30.2 % reached once the 70 DEP rows joined the set.
-const GATE_P90: f64 = 0.31;
 
 /// What `vramfit accuracy --check` enforces; each failure in words (empty: all hold).
 ///
@@ -401,7 +411,7 @@ const GATE_P90: f64 = 0.31;
 #[must_use]
 pub fn check(r: &SpeedReport, k: &Constants) -> Vec<String> {
     let mut out = Vec::new();
-    let used: Vec<&Case> = r.cases.iter().filter(|c| !c.caveat).collect();
+    let used: Vec<&Case> = r.cases.iter().filter(|c| c.fitted()).collect();
     if let Some(refit) = r.refit {
         let (a, b) = (loss(&used, k), loss(&used, &refit));
         if a - b > 0.002 {
@@ -438,11 +448,12 @@ pub fn check(r: &SpeedReport, k: &Constants) -> Vec<String> {
             "serving::HELD_OUT is stale; it should read {held:?}"
         ));
     }
-    // Issue 14's target is p90 ≤ 30 %; the gate holds the 30.2 % reached once the 70 DEP
-    // rows were added (29.5 % without them; docs/ACCURACY.md).
-    if logo.median > TARGET_MEDIAN || logo.p90 > GATE_P90 {
+    // Issue 14's targets. (From the 70 DEP rows' arrival until the v0.6.1 A100 table was read
+    // per GPU and the runs over an undescribed network were set apart, the gate held p90 at
+    // 31 %: 30.2–30.3 %; 28.9 % since.)
+    if logo.median > TARGET_MEDIAN || logo.p90 > TARGET_P90 {
         out.push(format!(
-            "leave-one-GPU-out tokens/s: {logo} (gate median ≤ 15%, p90 ≤ 31%)"
+            "leave-one-GPU-out tokens/s: {logo} (target median ≤ 15%, p90 ≤ 30%)"
         ));
     }
     if sp.median > TARGET_RATIOS {

@@ -117,3 +117,34 @@ fn the_fewest_replicas_for_a_rate_are_the_fewest() {
         false
     ));
 }
+
+/// A layout larger than a node (Llama 3.1 405B in bf16 at TP 8 × PP 2 on H100 SXM, 8 per
+/// node) hands activations between nodes over a network no fitted measurement describes: its
+/// speed is not validated and has no band, and the plan says why. The same model at TP 8 on
+/// one node, in FP8, keeps its band.
+#[test]
+fn a_layout_across_nodes_is_not_validated() {
+    let across = at("llama-3.1-405b", "h100-sxm", |i| {
+        i.tensor_parallel_size = Some(8);
+        i.pipeline_parallel_size = Some(2);
+    });
+    assert!(!across.speed_validated);
+    let r = across.run.as_ref().expect("starts on 16 GPUs");
+    assert_eq!(r.decode_band.low, r.decode_band.high);
+    assert!(
+        across
+            .warnings
+            .iter()
+            .any(|w| w.contains("spans 2 nodes of 8 GPUs") && w.contains("not validated")),
+        "{:?}",
+        across.warnings
+    );
+    let one_node = at("llama-3.1-405b", "h100-sxm", |i| {
+        i.format = Some(vramfit_core::dtype::WeightFormat::Fp8);
+        i.tensor_parallel_size = Some(8);
+    });
+    assert!(one_node.speed_validated);
+    let r = one_node.run.as_ref().expect("starts on 8 GPUs");
+    assert!(r.decode_band.low < r.decode_band.high);
+    assert!(!one_node.warnings.iter().any(|w| w.contains("nodes")));
+}
