@@ -221,9 +221,9 @@ static NUMBERS: [Control; 7] = [
     Control::Number(
         Field::MaxModelLen,
         "context-length",
-        "--max-model-len: the longest prompt + output one request may have",
+        "--max-model-len: the longest prompt + output one request may have; empty (auto) is the model's maximum, vLLM's default; -1 the longest that fits",
         "1",
-        "",
+        "auto",
     ),
     Control::Number(Field::Users, "users", "Requests in flight at once", "1", ""),
     Control::Number(Field::PromptTokens, "prompt-tokens", "Input tokens per request", "1", ""),

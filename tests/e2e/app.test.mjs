@@ -522,6 +522,22 @@ test('a number field keeps every character typed, key by key, and through other 
   assert.deepEqual(page.errors, []);
 });
 
+test('clearing the context length is auto (the model\'s maximum), not an error, while another is typed', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + '/?model=qwen2.5-7b&gpu=l40s&len=4096');
+  await ready(page);
+  const len = page.getByTestId('context-length');
+  assert.equal(await len.getAttribute('placeholder'), 'auto');
+  await len.fill('');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('len') === 'auto');
+  assert.equal(await len.inputValue(), '');
+  assert.equal(await page.locator('.vf-field-error').count(), 0);
+  await len.pressSequentially('16384');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('len') === '16384');
+  assert.equal(await page.locator('.vf-field-error').count(), 0);
+  assert.deepEqual(page.errors, []);
+});
+
 test('a refused number puts back the value its edit began with: no prefix typed on the way stays in the result or the link', async () => {
   const page = await newPage(browser);
   await page.goto(server.url + '/?model=qwen2.5-7b&gpu=l40s&len=4096');

@@ -1,7 +1,7 @@
 //! The verdict of an estimate and its warnings: kept as the numbers they quote, written out
 //! only when displayed (`Display`, `to_string()`), serialized as their texts.
 
-use crate::units::{fmt_gib, fmt_gib_signed};
+use crate::units::{fmt_count, fmt_gib, fmt_gib_signed};
 use serde::Serialize;
 use std::fmt;
 
@@ -121,18 +121,19 @@ impl Verdict {
             ),
             (Fit::KvTooSmall, _) => format!(
                 "one request of {} tokens needs {} of KV cache, the pool is {}",
-                self.model_len,
+                fmt_count(self.model_len),
                 fmt_gib(self.per_request),
                 fmt_gib_signed(self.pool)
             ),
             (Fit::FitsWithQueueing, _) => format!(
                 "only {conc:.1} requests of {} tokens fit in the KV cache at once; {} users will queue",
-                self.workload_tokens, self.users
+                fmt_count(self.workload_tokens),
+                fmt_count(self.users)
             ),
             (Fit::Fits, _) => format!(
                 "KV pool {} holds {conc:.1} concurrent requests of {} tokens",
                 fmt_gib_signed(self.pool),
-                self.workload_tokens
+                fmt_count(self.workload_tokens)
             ),
         }
     }

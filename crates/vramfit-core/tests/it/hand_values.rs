@@ -149,7 +149,7 @@ fn vllm_refuses_when_one_request_does_not_fit() {
     assert!(
         e.verdict
             .to_string()
-            .contains("one request of 131072 tokens needs 16.00 GiB of KV cache"),
+            .contains("one request of 131,072 tokens needs 16.00 GiB of KV cache"),
         "{}",
         e.verdict
     );
@@ -221,7 +221,7 @@ fn verdicts_and_warnings_word_for_word() {
         text(&s, 23 * GIB),
         (
             Fit::KvTooSmall,
-            "will not start: one request of 131072 tokens needs 16.00 GiB of KV cache, the pool is 4.99 GiB".to_string(),
+            "will not start: one request of 131,072 tokens needs 16.00 GiB of KV cache, the pool is 4.99 GiB".to_string(),
             vec![]
         )
     );
@@ -234,7 +234,7 @@ fn verdicts_and_warnings_word_for_word() {
         text(&s, 80 * GIB),
         (
             Fit::FitsWithQueueing,
-            "starts, but only 89.7 requests of 5000 tokens fit in the KV cache at once; 400 users will queue".to_string(),
+            "starts, but only 89.7 requests of 5,000 tokens fit in the KV cache at once; 400 users will queue".to_string(),
             vec![]
         )
     );
@@ -279,7 +279,7 @@ fn verdicts_and_warnings_word_for_word() {
     assert_eq!(fit, Fit::Fits);
     assert_eq!(
         verdict,
-        "fits: KV pool 50.40 GiB holds 737.2 concurrent requests of 1280 tokens"
+        "fits: KV pool 50.40 GiB holds 737.2 concurrent requests of 1,280 tokens"
     );
     assert_eq!(warnings, ["this is an fp32 checkpoint: 4 bytes per parameter; load it with torch_dtype=torch.bfloat16 to halve it"]);
     // Serialized (the CLI's and the app's JSON), the verdict and warnings are their texts.
@@ -362,7 +362,7 @@ fn a_request_holds_its_images_tokens_in_the_count_the_warning_and_the_speed() {
     assert!((e.max_concurrency_workload - conc).abs() < 1e-9);
     assert!(
         p.verdict.ends_with(&format!(
-            "holds {conc:.1} concurrent requests of 66816 tokens"
+            "holds {conc:.1} concurrent requests of 66,816 tokens"
         )),
         "{}",
         p.verdict
@@ -480,7 +480,7 @@ fn requests_longer_than_the_context_are_counted_at_it_and_warned() {
     i.flags.max_model_len = Some(2048);
     let p = plan(&cat, &i).unwrap();
     assert!(
-        p.verdict.ends_with("concurrent requests of 1280 tokens"),
+        p.verdict.ends_with("concurrent requests of 1,280 tokens"),
         "{}",
         p.verdict
     );
@@ -679,7 +679,7 @@ fn a_transformers_request_the_kv_cache_cannot_hold_once_does_not_queue() {
     assert_eq!(e.kv_bytes_per_token, 131_072);
     assert!(
         e.verdict.to_string().starts_with(&format!(
-            "will not start: one request of 151024 tokens needs {}",
+            "will not start: one request of 151,024 tokens needs {}",
             vramfit_core::units::fmt_gib(151_024 * 131_072)
         )),
         "{}",
