@@ -181,6 +181,14 @@ fn per_gpu_as_revised(source: &str, notes: &str, gpus: u64) -> f64 {
     }
 }
 
+/// Whether the run's document sets an FP8 KV cache (`KV cache dtype per doc llm_options:`
+/// TensorRT-LLM's perf-overview gives `kv_cache_config: dtype: fp8` in its options files,
+/// for gpt-oss on Blackwell only: "fp8 on Blackwell, auto on Hopper").
+fn doc_kv_fp8(notes: &str, blackwell: bool) -> bool {
+    const KEY: &str = "KV cache dtype per doc llm_options: fp8";
+    notes.contains(KEY) && (blackwell || !notes.contains("fp8 on Blackwell"))
+}
+
 /// Whether a run across nodes names its network (an interface, or a link speed).
 fn names_network(notes: &str) -> bool {
     ["InfiniBand", "RoCE", "GbE", "Gb/s", "EFA"]
@@ -375,6 +383,7 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         let kv_dtype = if kv_col.starts_with("fp8")
             || raw_model.contains("FP8-KV")
             || notes.contains("--kv-cache-dtype fp8")
+            || doc_kv_fp8(notes, has_fp4)
             || (engine == Engine::TrtLlm
                 && matches!(format, WeightFormat::Fp8 | WeightFormat::Nvfp4))
         {

@@ -200,3 +200,31 @@ fn runs_across_nodes_over_an_undescribed_network_are_not_fitted_on() {
         .iter()
         .any(|c| c.source.contains("dennislee22") && c.fitted()));
 }
+
+/// TensorRT-LLM's perf-overview runs gpt-oss with `kv_cache_config: dtype: fp8` on Blackwell
+/// and the default (bf16) on Hopper; each row's notes say so ("KV cache dtype per doc
+/// llm_options: fp8 on Blackwell, auto on Hopper"), and the cases read it: a decode step on
+/// B200 reads half the KV bytes it would in bf16.
+#[test]
+fn gpt_oss_rows_read_their_documents_kv_dtype() {
+    use vramfit_core::accuracy::speed;
+    use vramfit_core::dtype::KvDtype;
+    let (cases, _) = speed::cases(accuracy::CALIBRATION_CSV);
+    let kv = |gpu: &str| -> Vec<KvDtype> {
+        cases
+            .iter()
+            .filter(|c| {
+                c.model.starts_with("gpt-oss") && c.gpu == gpu && c.engine.family() == "trtllm"
+            })
+            .map(|c| c.kv_dtype)
+            .collect()
+    };
+    for gpu in ["b200", "gb200"] {
+        let k = kv(gpu);
+        assert_eq!(k.len(), 22, "{gpu}");
+        assert!(k.iter().all(|d| *d == KvDtype::Fp8), "{gpu}: {k:?}");
+    }
+    let h = kv("h100-sxm");
+    assert_eq!(h.len(), 10);
+    assert!(h.iter().all(|d| *d == KvDtype::Auto), "{h:?}");
+}
