@@ -70,8 +70,9 @@ pub struct Case {
 pub enum Unfitted {
     /// The column's definition (`CAVEAT` in `notes`).
     ColumnOpen,
-    /// The network of a TP group across nodes: the runs name no interface, its speed or its
-    /// latency, only "network between GPUs" (Kubernetes pods, Ray), and the inter-token
+    /// The network of a TP group across nodes, or across Kubernetes pods of one node (Ray):
+    /// the runs name no interface, its speed or its latency, only "network between GPUs",
+    /// and the inter-token
     /// latency they report (44 ms at TP 2 for a 7B model, 87 ms at TP 4 for gpt-oss-120b, at
     /// one request) is several times the socket default's ([`NETWORK_ALPHA_S`]).
     NetworkUnstated,
@@ -194,6 +195,24 @@ fn names_network(notes: &str) -> bool {
     ["InfiniBand", "RoCE", "GbE", "Gb/s", "EFA"]
         .iter()
         .any(|n| notes.contains(n))
+}
+
+/// The number written just before `key` ("500 requests;").
+fn count_before(notes: &str, key: &str) -> Option<u64> {
+    let head = &notes[..notes.find(key)?];
+    let digits = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    head[head.len() - digits..].parse().ok()
+}
+
+/// AMD's MI300X latency tables whose command sets no `--kv-cache-dtype`, so vLLM keeps the
+/// KV cache in the model's dtype although the checkpoint is an `-FP8-KV` one: ROCm/vllm
+/// `docs/dev-docker/README.md` at 040de12d ("Latency Benchmark": `benchmark_latency.py
+/// --dtype float16 …` without it; its throughput command passes `--kv-cache-dtype fp8`) and
+/// AMD's quickstart that summarises that revision. The 20250124 revision's latency command
+/// passes it.
+fn latency_without_fp8_kv(source: &str, notes: &str) -> bool {
+    notes.contains("benchmark_latency")
+        && (source.contains("@040de12d") || source.contains("quickstart"))
 }
 
 fn ms_after(notes: &str, key: &str) -> Option<f64> {
@@ -381,7 +400,7 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         );
         let kv_col = r.get("kv_cache_dtype").to_ascii_lowercase();
         let kv_dtype = if kv_col.starts_with("fp8")
-            || raw_model.contains("FP8-KV")
+            || (raw_model.contains("FP8-KV") && !latency_without_fp8_kv(r.get("source"), notes))
             || notes.contains("--kv-cache-dtype fp8")
             || doc_kv_fp8(notes, has_fp4)
             || (engine == Engine::TrtLlm
@@ -410,6 +429,21 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         s.flags.engine = engine;
         s.flags.kv_dtype = kv_dtype;
         s.flags.max_model_len = Some(input + output);
+        // The run's own KV pool where its log gives it (vLLM's "Available KV cache memory",
+        // per GPU): what it held, whatever `--gpu-memory-utilization` it was started with
+        // (0.25 and 0.5 in some runs, a fraction above the default in others), as
+        // `--kv-cache-memory-bytes` sets it.
+        if engine.family() == "vllm" {
+            s.flags.features.kv_cache_memory_bytes = r
+                .num("kv_cache_gib")
+                .filter(|g| *g > 0.0)
+                // OK because: a GiB figure from the data (tens of GiB) times 2^30 fits in u64.
+                .map(|g| {
+                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                    let b = (g * f64::from(1u32 << 30)) as u64;
+                    b
+                });
+        }
         s.flags.max_num_seqs = num_after(notes, "max_num_seqs=");
         s.flags.max_num_batched_tokens = num_after(notes, "max_num_batched_tokens=");
         if engine == Engine::TrtLlm {
@@ -428,7 +462,10 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         };
         let eager = notes.contains("CUDA graphs unintentionally OFF");
         replica.cuda_graphs = !eager;
-        let across_nodes = notes.contains("different nodes");
+        // Ray across nodes, or across pods of one node: containers whose GPUs NCCL reaches
+        // over the pods' network, not NVLink (dennislee22/vLLM-benchmarking's runs).
+        let across_nodes = notes.contains("different nodes")
+            || (notes.contains("pods on the same node") && tp * pp > 1);
         if across_nodes {
             replica = replica.over_link(NETWORK_LINK_BYTES_PER_S, NETWORK_ALPHA_S);
         }
@@ -445,7 +482,9 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
             input,
             output,
             load,
-            num_requests: num_after(notes, "num_requests=").or(num_after(notes, "num_prompts=")),
+            num_requests: num_after(notes, "num_requests=")
+                .or(num_after(notes, "num_prompts="))
+                .or(count_before(notes, " requests;")),
             measured: measured * per_gpu_as_revised(r.get("source"), notes, tp * pp),
             ttft_ms: ms_after(notes, "Mean TTFT="),
             itl_ms: ms_after(notes, "Mean ITL="),

@@ -334,7 +334,7 @@ The app's speed bands are the leave-one-GPU-out 10th–90th percentiles per engi
         ),
         (
             super::speed::Unfitted::NetworkUnstated,
-            "Rows run with TP across nodes over a network the source does not describe (not fitted on; predicted over 100 Gb/s Ethernet sockets, `serving::SOCKET_NETWORK_BYTES_PER_S`)",
+            "Rows run with TP across nodes, or across pods of one node, over a network the source does not describe (not fitted on; predicted over 100 Gb/s Ethernet sockets, `serving::SOCKET_NETWORK_BYTES_PER_S`)",
         ),
     ] {
         let errs: Vec<f64> = r
