@@ -166,7 +166,9 @@ pub fn custom_plan(
 ) -> Plan {
     let native = report.map_or(WeightFormat::Bf16, format_of_report);
     // The entry of the same shapes, and of the same context and towers where one is (a
-    // base model's 131072 positions are not its Instruct entry's 32768).
+    // base model's 131072 positions are not its Instruct entry's 32768); among entries that
+    // agree on all of it (Qwen2 7B and Qwen2.5 7B), the first in the catalog, which lists a
+    // family's newest release first.
     let same: Vec<(&str, ModelArch)> = cat
         .models
         .iter()
