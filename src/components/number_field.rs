@@ -73,7 +73,14 @@ pub fn NumberField(
         if edit.with_untracked(Option::is_none) {
             before.set_value(next.text(field));
         }
-        match next.set(field, &raw) {
+        // An emptied box of a field that takes `auto` is `auto`, which the box shows empty
+        // (`shown_text`): clearing the context length to type another is no error.
+        let value = if k.auto && raw.trim().is_empty() {
+            "auto"
+        } else {
+            raw.as_str()
+        };
+        match next.set(field, value) {
             Ok(()) => {
                 let at = shown_text(&next, field);
                 edit.set(Some((raw, at, None)));

@@ -407,9 +407,7 @@ impl Inputs {
     pub fn set(&mut self, field: Field, value: &str) -> Result<(), String> {
         let k = key(field);
         let v = value.trim();
-        // A field that takes `auto` reads an emptied box as `auto`, as it shows `auto` empty
-        // (the page's number fields): clearing the context length to type another is no error.
-        let auto = k.auto && (v == "auto" || v.is_empty());
+        let auto = k.auto && v == "auto";
         // An optional number left empty means "no value" (the engine's default).
         let clear = v.is_empty()
             && k.default.is_empty()
@@ -880,13 +878,9 @@ mod tests {
         assert_eq!(i, Inputs::default());
         // A required number is never emptied.
         assert!(i.set(Field::Users, "").is_err());
-        // One that takes `auto` is `auto` when emptied (the page shows `auto` as an empty box):
-        // the context length then is the model's maximum, as vLLM's without the flag.
-        i.set(Field::MaxModelLen, "32768").unwrap();
-        i.set(Field::MaxModelLen, "").unwrap();
-        assert_eq!(i.flags.max_model_len, None);
-        assert!(!i.flags.fit_max_model_len);
-        assert_eq!(i.text(Field::MaxModelLen).as_deref(), Some("auto"));
+        // Nor one that takes `auto`: an empty `--max-model-len=` is vLLM's error, and `?len=`
+        // keeps the default (the page's number field sends an emptied box as `auto`).
+        assert!(i.set(Field::MaxModelLen, "").is_err());
     }
 
     #[test]

@@ -763,7 +763,7 @@ pub fn plan_arch_with(
             }
         },
         max_concurrency_band: Band::rel(est.max_concurrency, pool_rel),
-        speed_validated: parts::speed_validated(&sc, gpu, inputs.flags.engine),
+        speed_validated: crate::serving::validation_of(&sc, gpu).is_some(),
         estimate: est,
         parameters: params.total(),
         active_parameters: params.active(),

@@ -719,18 +719,6 @@ pub const ALPHA_SOCKET_S: f64 = 50e-6;
 /// `all_reduce_perf -b 8`, 2023-06-29).
 pub const ALPHA_RDMA_S: f64 = 20e-6;
 
-/// Whether a replica of the scenario's layout is larger than one node of `gpu`, so that its
-/// stages hand activations over the network between nodes. No fitted row measures such a
-/// network (the published runs across nodes name none: `accuracy::speed::Unfitted`), so a
-/// plan that spans nodes shows its speed as not validated.
-#[must_use]
-pub fn spans_nodes(s: &crate::sizing::Scenario, gpu: &crate::catalog::Gpu) -> bool {
-    s.tensor_parallel_size
-        .max(1)
-        .saturating_mul(s.pipeline_parallel_size.max(1))
-        > gpu.gpus_per_node()
-}
-
 /// Engine defaults for TensorRT-LLM's scheduler (`tensorrt_llm/builder.py` `BuildConfig`:
 /// `max_batch_size = 2048`, `max_num_tokens = 8192`).
 pub const TRTLLM_MAX_BATCH: u64 = 2048;
@@ -892,7 +880,8 @@ pub use extras::{
     accepted_per_step, default_acceptance, draft_pass_s, host_link_bytes_per_s, Extras,
     DRAFT_PASS_S,
 };
-pub use validation::{validation, HeldOut, Validation, HELD_OUT, VALIDATION};
+pub use layouts::{layout_gpus, spans_nodes};
+pub use validation::{validation, validation_of, HeldOut, Validation, HELD_OUT, VALIDATION};
 
 #[cfg(test)]
 mod tests {

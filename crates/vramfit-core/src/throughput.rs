@@ -275,8 +275,7 @@ pub fn scaling_curve(
                 ttft_ms: if fits { sv.ttft_ms } else { None },
                 itl_ms: if fits { sv.itl_ms } else { 0.0 },
                 limited_by: if fits { sv.limited_by } else { Limit::Memory },
-                tokens_per_s_band: crate::serving::validation(sc.flags.engine)
-                    .map(|v| v.band(total)),
+                tokens_per_s_band: crate::serving::validation_of(&sc, gpu).map(|v| v.band(total)),
             }
         })
         .collect()

@@ -192,16 +192,20 @@ fn doc_kv_fp8(notes: &str, blackwell: bool) -> bool {
 
 /// Whether a run across nodes names its network (an interface, or a link speed).
 fn names_network(notes: &str) -> bool {
-    ["InfiniBand", "RoCE", "GbE", "Gb/s", "EFA"]
-        .iter()
-        .any(|n| notes.contains(n))
+    notes
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '/'))
+        .any(|w| ["InfiniBand", "RoCE", "GbE", "Gb/s", "EFA"].contains(&w) || w.ends_with("GbE"))
 }
 
-/// The number written just before `key` ("500 requests;").
+/// The number written just before `key` ("500 requests;"); none where it is part of a
+/// grouped or decimal figure ("1,000 requests").
 fn count_before(notes: &str, key: &str) -> Option<u64> {
     let head = &notes[..notes.find(key)?];
-    let digits = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    head[head.len() - digits..].parse().ok()
+    let rest = head.trim_end_matches(|c: char| c.is_ascii_digit());
+    if rest.ends_with([',', '.']) {
+        return None;
+    }
+    head[rest.len()..].parse().ok().filter(|n| *n > 0)
 }
 
 /// AMD's MI300X latency tables whose command sets no `--kv-cache-dtype`, so vLLM keeps the
@@ -431,8 +435,9 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         s.flags.max_model_len = Some(input + output);
         // The run's own KV pool where its log gives it (vLLM's "Available KV cache memory",
         // per GPU): what it held, whatever `--gpu-memory-utilization` it was started with
-        // (0.25 and 0.5 in some runs, a fraction above the default in others), as
-        // `--kv-cache-memory-bytes` sets it.
+        // (0.25, 0.5 or 0.8 in dennislee22/vLLM-benchmarking's runs; Qwen2-72B at TP 2, whose
+        // weights do not fit the default 0.9, states none), as `--kv-cache-memory-bytes`
+        // sets it.
         if engine.family() == "vllm" {
             s.flags.features.kv_cache_memory_bytes = r
                 .num("kv_cache_gib")
@@ -464,8 +469,9 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         replica.cuda_graphs = !eager;
         // Ray across nodes, or across pods of one node: containers whose GPUs NCCL reaches
         // over the pods' network, not NVLink (dennislee22/vLLM-benchmarking's runs).
-        let across_nodes = notes.contains("different nodes")
-            || (notes.contains("pods on the same node") && tp * pp > 1);
+        let across_nodes = (notes.contains("different nodes")
+            || notes.contains("pods on the same node"))
+            && tp * pp > 1;
         if across_nodes {
             replica = replica.over_link(NETWORK_LINK_BYTES_PER_S, NETWORK_ALPHA_S);
         }
@@ -610,4 +616,37 @@ pub fn speedups(cs: &[Case], pred: &[f64]) -> Vec<(usize, usize, f64, f64)> {
         out.push((j, i, a.measured / base.measured, pred[i] / pred[j]));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{count_before, names_network};
+
+    #[test]
+    fn a_count_before_a_word_is_a_whole_number() {
+        assert_eq!(
+            count_before("ISL=467 OSL=256; 500 requests; QPS=4", " requests;"),
+            Some(500)
+        );
+        assert_eq!(count_before("1,000 requests;", " requests;"), None);
+        assert_eq!(count_before("2.5 requests;", " requests;"), None);
+        assert_eq!(count_before("no requests;", " requests;"), None);
+        assert_eq!(count_before("0 requests;", " requests;"), None);
+        assert_eq!(
+            count_before("99999999999999999999999 requests;", " requests;"),
+            None
+        );
+        assert_eq!(count_before("nothing here", " requests;"), None);
+    }
+
+    #[test]
+    fn a_network_is_named_by_a_whole_word() {
+        assert!(names_network("2 nodes over 400 Gb/s InfiniBand"));
+        assert!(names_network("nodes linked by 100GbE"));
+        assert!(names_network("AWS EFA between nodes"));
+        assert!(!names_network(
+            "Ray, network between GPUs; DEFAULT settings"
+        ));
+        assert!(!names_network("4 pods on different nodes"));
+    }
 }

@@ -167,8 +167,8 @@ pub fn custom_plan(
     let native = report.map_or(WeightFormat::Bf16, format_of_report);
     // The entry of the same shapes, and of the same context and towers where one is (a
     // base model's 131072 positions are not its Instruct entry's 32768); among entries that
-    // agree on all of it (Qwen2 7B and Qwen2.5 7B), the first in the catalog, which lists a
-    // family's newest release first.
+    // agree on all of it, the first in the catalog (the Qwen2 entries are listed after the
+    // Qwen2.5 ones of the same shapes, so these keep naming the newer release).
     let same: Vec<(&str, ModelArch)> = cat
         .models
         .iter()

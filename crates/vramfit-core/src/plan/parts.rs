@@ -153,21 +153,12 @@ fn speed_of(sv: Serving) -> Speed {
     }
 }
 
-/// Whether the calibration set validates a scenario's speed: its engine has held-out rows, and
-/// neither a feature without a speed measurement nor a network between nodes is in play.
-/// Otherwise the speed is "not validated", with no band.
-pub(super) fn speed_validated(sc: &crate::sizing::Scenario, gpu: &Gpu, engine: Engine) -> bool {
-    crate::serving::validation(engine).is_some()
-        && !sc.flags.features.speed_unvalidated()
-        && !crate::serving::spans_nodes(sc, gpu)
-}
-
 /// What the plan says of a layout larger than one node: its speed is not validated.
 pub(super) fn across_nodes(sc: &crate::sizing::Scenario, gpu: &Gpu) -> Option<String> {
     let per_node = gpu.gpus_per_node();
     crate::serving::spans_nodes(sc, gpu).then(|| format!(
         "the layout spans {} nodes of {per_node} GPUs: its pipeline stages hand activations over the network between them, which no measurement in the calibration set describes (the published runs across nodes name no network): speed not validated",
-        (sc.tensor_parallel_size.max(1) * sc.pipeline_parallel_size.max(1)).div_ceil(per_node),
+        crate::serving::layout_gpus(sc).div_ceil(per_node),
     ))
 }
 
@@ -177,7 +168,7 @@ pub(super) fn running(st: &Settled, gpu: &Gpu, engine: Engine) -> Running {
     let limited_by = limit_of(&st.scenario, &st.estimate, st.replicas, &serving);
     let sp = speed_of(serving);
     let total = sp.decode_tokens_per_s_total * f(st.replicas);
-    let validated = speed_validated(&st.scenario, gpu, engine);
+    let validated = crate::serving::validation_of(&st.scenario, gpu).is_some();
     let ttft_rel = if validated { TTFT_REL_ERR } else { 0.0 };
     Running {
         cost: cost(gpu, st.needed().gpus, total),

@@ -1,5 +1,6 @@
 //! Replicas laid out another way than [`Replica::of`] builds them: attention data-parallel
-//! over the experts (DEP), and the same replica over another link.
+//! over the experts (DEP), and the same replica over another link; and whether a layout
+//! spans nodes ([`spans_nodes`]).
 
 use super::Replica;
 use crate::units::real as f;
@@ -54,4 +55,21 @@ impl Replica {
             ..self
         }
     }
+}
+
+/// Whether a replica of the scenario's layout is larger than one node of `gpu`, so that its
+/// stages hand activations over the network between nodes. No fitted row measures such a
+/// network (the published runs across nodes name none: `accuracy::speed::Unfitted`), so a
+/// plan that spans nodes shows its speed as not validated.
+#[must_use]
+pub fn spans_nodes(s: &crate::sizing::Scenario, gpu: &crate::catalog::Gpu) -> bool {
+    layout_gpus(s) > gpu.gpus_per_node()
+}
+
+/// GPUs of one replica of the scenario's layout (TP × PP).
+#[must_use]
+pub fn layout_gpus(s: &crate::sizing::Scenario) -> u64 {
+    s.tensor_parallel_size
+        .max(1)
+        .saturating_mul(s.pipeline_parallel_size.max(1))
 }

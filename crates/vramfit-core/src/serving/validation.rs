@@ -79,6 +79,18 @@ pub const HELD_OUT: HeldOut = HeldOut {
     speedup_median: 0.096,
 };
 
+/// The validation that covers a scenario's speed on `gpu`: its engine's, unless a feature
+/// without a speed measurement or a network between nodes is in play
+/// ([`super::spans_nodes`]); `None`: "not validated", no band.
+#[must_use]
+pub fn validation_of(
+    sc: &crate::sizing::Scenario,
+    gpu: &crate::catalog::Gpu,
+) -> Option<&'static Validation> {
+    validation(sc.flags.engine)
+        .filter(|_| !sc.flags.features.speed_unvalidated() && !super::spans_nodes(sc, gpu))
+}
+
 /// The validation of an engine's speed, `None` when no measurement covers it.
 #[must_use]
 pub fn validation(engine: crate::engine::Engine) -> Option<&'static Validation> {

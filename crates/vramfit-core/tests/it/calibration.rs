@@ -296,6 +296,9 @@ fn cases_hold_what_their_rows_and_commands_say() {
     assert_eq!((lat.len(), thr.len()), (32, 8));
     assert!(lat.iter().all(|k| *k == KvDtype::Auto));
     assert!(thr.iter().all(|k| *k == KvDtype::Fp8));
+    let quick = mi300x("quickstart", true);
+    assert_eq!(quick.len(), 32);
+    assert!(quick.iter().all(|k| *k == KvDtype::Auto));
     let old = mi300x("20250124", true);
     assert_eq!(old.len(), 32);
     assert!(old.iter().all(|k| *k == KvDtype::Fp8));
