@@ -219,8 +219,9 @@ pub struct ScalePoint {
     pub itl_ms: f64,
     /// What bounds this point.
     pub limited_by: Limit,
-    /// Held-out band of `tokens_per_s_total` for the engine ([`crate::serving::validation`]);
-    /// `None`: not validated.
+    /// Held-out band of `tokens_per_s_total` for the layout ([`crate::serving::validation_of`]);
+    /// `None`: not validated (an engine or a feature without measurements, or a layout across
+    /// nodes).
     pub tokens_per_s_band: Option<(f64, f64)>,
 }
 

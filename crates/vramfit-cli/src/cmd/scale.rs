@@ -253,6 +253,26 @@ mod tests {
     }
 
     #[test]
+    fn scale_bands_only_the_layouts_inside_a_node() {
+        // An RTX 4090 is one GPU per node in the catalog: a layout over more GPUs hands its
+        // stages over a network no measurement describes, and has no band (the plan's rule,
+        // `serving::validation_of`).
+        let a = scale_args(&["llama-3.1-8b", "--gpu", "rtx-4090", "--json"]);
+        let j = run(&cat(), &a, &no_files).unwrap().json();
+        let pts = j["points"].as_array().unwrap();
+        let one = |g: &serde_json::Value| {
+            g["tensor_parallel_size"].as_u64().unwrap()
+                * g["pipeline_parallel_size"].as_u64().unwrap()
+                == 1
+        };
+        assert!(pts.iter().any(|g| one(g)) && pts.iter().any(|g| !one(g)));
+        for g in pts {
+            assert_eq!(g["tokens_per_s_low"].is_number(), one(g), "{g}");
+            assert_eq!(g["tokens_per_s_high"].is_number(), one(g), "{g}");
+        }
+    }
+
+    #[test]
     fn scale_text_over_pcie_has_a_row_per_core_point() {
         let a = scale_args(&["llama-3.1-8b", "--gpu", "h100-sxm", "--pcie"]);
         let o = run(&cat(), &a, &no_files).unwrap();
