@@ -153,7 +153,9 @@ pub struct Interconnect {
     pub generation: Option<String>,
     /// Bandwidth per direction per GPU, GB/s.
     pub gb_per_s_per_direction: Option<f64>,
-    /// GPUs in one node (or scale-up domain).
+    /// GPUs the link joins: a scale-up domain (an NVSwitch board's 8, an NVLink bridge's
+    /// pair, an NVL72 rack). A server may hold more ([`Gpu::server_gpus`]; the node size is
+    /// [`Gpu::gpus_per_node`]).
     pub gpus_per_node: Option<u64>,
     /// The network between nodes, where a platform states it ([`crate::budget`] sets it
     /// from `catalog/platforms`); `None`: [`crate::serving::SOCKET_NETWORK_BYTES_PER_S`].
@@ -244,6 +246,13 @@ pub struct Gpu {
     pub interconnect: Interconnect,
     /// PCIe generation.
     pub pcie_generation: Option<u64>,
+    /// GPUs one server holds at most: the most of any catalog platform that takes this GPU
+    /// (`platforms/*.json` `gpus_per_node`), filled when the catalog is assembled; `None`
+    /// where no platform takes it. A node can hold more GPUs than its fast link joins: H100
+    /// NVL cards are bridged in pairs in servers of 8, two RTX 4090s share a desktop over
+    /// PCIe.
+    #[serde(default)]
+    pub server_gpus: Option<u64>,
     /// Board power, W.
     pub tdp_w: Option<f64>,
     /// Prices.
@@ -290,10 +299,31 @@ impl Gpu {
         }
     }
 
-    /// GPUs per node (tensor-parallel limit), default 8.
+    /// GPUs per node (the tensor-parallel limit): the most a server holds
+    /// ([`Gpu::server_gpus`]) or the link's domain, whichever is larger; default 8.
     #[must_use]
     pub fn gpus_per_node(&self) -> u64 {
+        self.server_gpus.unwrap_or(0).max(self.link_domain()).max(1)
+    }
+
+    /// GPUs the GPU-to-GPU link ([`Gpu::interconnect`]) joins (an NVLink bridge's pair, an
+    /// NVSwitch board's 8); default 8. Past it, in a larger server, GPUs talk over PCIe.
+    #[must_use]
+    pub fn link_domain(&self) -> u64 {
         self.interconnect.gpus_per_node.unwrap_or(8).max(1)
+    }
+
+    /// PCIe bandwidth per direction of an x16 slot, GB/s, by generation (PCI-SIG: 3.0 8 GT/s,
+    /// 4.0 16 GT/s, 5.0 32 GT/s, 6.0 64 GT/s per lane, ~1 GB/s per lane at 8 GT/s); 4.0
+    /// when unknown.
+    #[must_use]
+    pub fn pcie_gb_per_s(&self) -> f64 {
+        match self.pcie_generation {
+            Some(3) => 16.0,
+            Some(5) => 64.0,
+            Some(g) if g >= 6 => 128.0,
+            _ => 32.0,
+        }
     }
 
     /// Link bandwidth per direction in GB/s (PCIe 4.0 x16 when unknown).
@@ -506,6 +536,14 @@ impl Catalog {
                 .append(&mut read::entries_of(path, part(path)?, read::platform)?);
         }
         c.tco = read::tco_of(&part(TCO_PATH)?)?;
+        for g in &mut c.gpus {
+            g.server_gpus = c
+                .platforms
+                .iter()
+                .filter(|p| p.gpus.contains(&g.id))
+                .map(|p| p.gpus_per_node)
+                .max();
+        }
         Ok(c)
     }
 

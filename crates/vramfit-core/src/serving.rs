@@ -775,8 +775,14 @@ impl Replica {
         } else {
             (e.max_num_seqs, e.max_num_batched_tokens)
         };
-        let fast = gpu.has_fast_link();
-        let link = gpu.link_gb_per_s() * 1e9;
+        // A TP group wider than the fast link's domain (H100 NVL pairs in a server of 8)
+        // all-reduces over PCIe, its slowest hop.
+        let fast = gpu.has_fast_link() && tp <= gpu.link_domain();
+        let link = if fast || !gpu.has_fast_link() {
+            gpu.link_gb_per_s()
+        } else {
+            gpu.pcie_gb_per_s()
+        } * 1e9;
         let alpha = if fast {
             ALPHA_FAST_LINK_S
         } else {

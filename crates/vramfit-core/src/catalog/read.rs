@@ -189,6 +189,7 @@ pub(super) fn gpu(v: &mut Value) -> Result<Gpu, String> {
         dense_tflops: o.nested_req("dense_tflops", dense_tflops),
         interconnect: o.nested_req("interconnect", interconnect),
         pcie_generation: o.opt_u64("pcie_generation"),
+        server_gpus: None,
         tdp_w: o.opt_f64("tdp_w"),
         price: o.nested("price", price).unwrap_or_default(),
         source: o.opt_str("source").unwrap_or_default(),

@@ -148,3 +148,49 @@ fn a_layout_across_nodes_is_not_validated() {
     assert!(r.decode_band.low < r.decode_band.high);
     assert!(!one_node.warnings.iter().any(|w| w.contains("nodes")));
 }
+
+/// A node is the server the catalog's platforms sell, not the fast link's domain: two RTX
+/// 4090s share a desktop (`desktop-consumer-2gpu`), and H100 NVL cards, NVLink-bridged in
+/// pairs, fill PCIe servers of 8 (`pcie-4u-8gpu-gen5`). TP 2 on two 4090s and TP 4 on H100
+/// NVL are one node; past the pair, H100 NVL all-reduces over PCIe 5.0 x16 (64 GB/s per
+/// direction), not its 300 GB/s bridge.
+#[test]
+fn a_node_is_the_server_its_platforms_hold() {
+    use vramfit_core::serving::Replica;
+    use vramfit_core::sizing::estimate_bytes;
+    let cat = Catalog::bundled();
+    let two = at("llama-3.1-8b", "rtx-4090", |i| {
+        i.tensor_parallel_size = Some(2)
+    });
+    assert!(two.run.is_some(), "{}", two.verdict);
+    assert!(two.speed_validated);
+    let four = at("llama-3.1-8b", "rtx-4090", |i| {
+        i.tensor_parallel_size = Some(4)
+    });
+    assert!(
+        four.verdict.contains("exceeds the 2 GPUs of one node"),
+        "{}",
+        four.verdict
+    );
+    let nvl = cat.gpu("h100-nvl").unwrap();
+    assert_eq!((nvl.link_domain(), nvl.gpus_per_node()), (2, 8));
+    let link = |tp: u64| {
+        let i = inputs("llama-3.1-70b", "h100-nvl", |i| {
+            i.tensor_parallel_size = Some(tp)
+        });
+        let s = vramfit_core::plan::scenario(
+            cat.model("llama-3.1-70b").unwrap().model.arch().unwrap(),
+            &i,
+            vramfit_core::dtype::WeightFormat::Bf16,
+            128,
+        );
+        let e = estimate_bytes(&s, nvl.usable_bytes());
+        Replica::of(&s, nvl, &e).link
+    };
+    assert_eq!(link(2), 300e9);
+    assert_eq!(link(4), 64e9);
+    let p = at("llama-3.1-70b", "h100-nvl", |i| {
+        i.tensor_parallel_size = Some(4)
+    });
+    assert!(p.run.is_some() && p.speed_validated, "{}", p.verdict);
+}
