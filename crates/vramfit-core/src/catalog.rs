@@ -313,17 +313,10 @@ impl Gpu {
         self.interconnect.gpus_per_node.unwrap_or(8).max(1)
     }
 
-    /// PCIe bandwidth per direction of an x16 slot, GB/s, by generation (PCI-SIG: 3.0 8 GT/s,
-    /// 4.0 16 GT/s, 5.0 32 GT/s, 6.0 64 GT/s per lane, ~1 GB/s per lane at 8 GT/s); 4.0
-    /// when unknown.
+    /// PCIe bandwidth per direction of its x16 slot, GB/s ([`pcie_x16_gb_per_s`]).
     #[must_use]
     pub fn pcie_gb_per_s(&self) -> f64 {
-        match self.pcie_generation {
-            Some(3) => 16.0,
-            Some(5) => 64.0,
-            Some(g) if g >= 6 => 128.0,
-            _ => 32.0,
-        }
+        pcie_x16_gb_per_s(self.pcie_generation)
     }
 
     /// Link bandwidth per direction in GB/s (PCIe 4.0 x16 when unknown).
@@ -339,6 +332,21 @@ impl Gpu {
     #[must_use]
     pub fn has_fast_link(&self) -> bool {
         !matches!(self.interconnect.kind.as_str(), "pcie" | "unified")
+    }
+}
+
+/// PCIe bandwidth per direction of an x16 link, GB/s, by generation (PCI-SIG: 2.5, 5, 8, 16,
+/// 32 and 64 GT/s per lane for 1.0–6.0, about 1 GB/s per lane at 8 GT/s with 128b/130b);
+/// 4.0 when unknown.
+#[must_use]
+pub fn pcie_x16_gb_per_s(generation: Option<u64>) -> f64 {
+    match generation.unwrap_or(4) {
+        0 | 1 => 4.0,
+        2 => 8.0,
+        3 => 16.0,
+        4 => 32.0,
+        5 => 64.0,
+        _ => 128.0,
     }
 }
 

@@ -791,8 +791,11 @@ impl Replica {
         // A replica larger than a node hands activations between nodes over the network
         // (TP stays inside the node: `sizing/refusal.rs`).
         let spans = spans_nodes(s, gpu);
+        // Stages in other link groups of the node (H100 NVL pairs) hand off over PCIe.
+        let in_domain = !gpu.has_fast_link() || layout_gpus(s) <= gpu.link_domain();
         let (stage_link, stage_alpha) = match gpu.interconnect.scale_out {
-            _ if !spans => (link, alpha),
+            _ if !spans && in_domain => (link, alpha),
+            _ if !spans => (gpu.pcie_gb_per_s() * 1e9, ALPHA_PCIE_S),
             Some(n) => (n.gb_per_s * 1e9, n.alpha_s),
             None => (SOCKET_NETWORK_BYTES_PER_S, ALPHA_SOCKET_S),
         };

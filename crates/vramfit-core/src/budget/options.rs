@@ -215,10 +215,13 @@ fn engine_for(p: &Platform, asked: Engine) -> Result<Engine, String> {
         })
 }
 
-/// The GPU as the platform seats it: its node size and its network.
+/// The GPU as the platform seats it: its node size (the platform's), its link's domain
+/// within it, and its network.
 fn seat(g: &Gpu, p: &Platform) -> Gpu {
     let mut g = g.clone();
-    g.interconnect.gpus_per_node = Some(p.gpus_per_node.max(1));
+    let per = p.gpus_per_node.max(1);
+    g.interconnect.gpus_per_node = Some(g.link_domain().min(per));
+    g.server_gpus = Some(per);
     g.interconnect.scale_out = p.inter_node_link.as_ref().and_then(|l| {
         let gb = l.gb_per_s_per_direction.filter(|x| *x > 0.0)?;
         let rdma = ["infiniband", "roce", "ethernet", "nvlink"]
@@ -585,6 +588,24 @@ mod tests {
             gpu_counts: counts.to_vec(),
             ..Platform::default()
         }
+    }
+
+    /// A platform seats the GPU in its node: H100 NVL (bridged pairs) in a 4-GPU PCIe server
+    /// has a node of 4, whatever larger server the catalog also sells, and keeps its pairs;
+    /// an H100 SXM's NVSwitch board is its 8-GPU node.
+    #[test]
+    fn a_platform_seats_its_node_and_keeps_the_link_domain() {
+        let cat = crate::catalog::Catalog::bundled();
+        let seat_on = |gpu: &str, plat: &str| {
+            let g = cat.gpu(gpu).unwrap();
+            let p = cat.platforms.iter().find(|p| p.id == plat).unwrap();
+            let s = seat(g, p);
+            (s.gpus_per_node(), s.link_domain())
+        };
+        assert_eq!(seat_on("h100-nvl", "pcie-2u-4gpu-gen5"), (4, 2));
+        assert_eq!(seat_on("h100-nvl", "pcie-4u-8gpu-gen5"), (8, 2));
+        assert_eq!(seat_on("h100-sxm", "hgx-h100-8gpu"), (8, 8));
+        assert_eq!(seat_on("rtx-4090", "desktop-consumer-1gpu"), (1, 1));
     }
 
     #[test]

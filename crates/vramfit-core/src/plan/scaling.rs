@@ -32,15 +32,11 @@ pub struct Scaling {
     pub summary: String,
 }
 
-/// PCIe bandwidth per direction of an x16 link, GB/s, by generation.
+/// PCIe bandwidth per direction of an x16 link, GB/s, by generation
+/// ([`crate::catalog::pcie_x16_gb_per_s`]).
 #[must_use]
 pub fn pcie_gb_per_s(generation: Option<u64>) -> f64 {
-    match generation.unwrap_or(4) {
-        3 => 16.0,
-        4 => 32.0,
-        5 => 64.0,
-        _ => 128.0,
-    }
+    crate::catalog::pcie_x16_gb_per_s(generation)
 }
 
 /// TP 1/2/4/8 (and PP 2/4) throughput, max load when `lengths` is given.
@@ -138,11 +134,21 @@ pub fn scaling_at(
             let pcie8 = pcie
                 .iter()
                 .find(|p| p.tensor_parallel_size == 8 && p.pipeline_parallel_size == 1);
+            // Past the link's domain (H100 NVL pairs) TP 8 all-reduces over PCIe already.
+            let split = gpu.has_fast_link() && gpu.link_domain() < 8;
+            let over = if split {
+                format!(
+                    "{link_name} in groups of {} and PCIe between them",
+                    gpu.link_domain()
+                )
+            } else {
+                link_name.clone()
+            };
             format!(
-                "At TP 8 over {link_name} each GPU delivers {eff:.0}% of the per-GPU throughput of TP {} ({:.0}% of each decode step is all-reduce){}. Above 100% means the extra memory held a larger batch.",
+                "At TP 8 over {over} each GPU delivers {eff:.0}% of the per-GPU throughput of TP {} ({:.0}% of each decode step is all-reduce){}. Above 100% means the extra memory held a larger batch.",
                 b.tensor_parallel_size,
                 t8.comm_fraction * 100.0,
-                pcie8.map_or(String::new(), |p| format!(
+                pcie8.filter(|_| !split).map_or(String::new(), |p| format!(
                     "; over PCIe it would be {:.0}% ({:.0}% all-reduce)",
                     p.tokens_per_s_per_gpu / ideal * 100.0,
                     p.comm_fraction * 100.0

@@ -193,4 +193,14 @@ fn a_node_is_the_server_its_platforms_hold() {
         i.tensor_parallel_size = Some(4)
     });
     assert!(p.run.is_some() && p.speed_validated, "{}", p.verdict);
+    // The scaling summary says where TP 8's all-reduce runs, with no "over PCIe it would
+    // be" beside it (it is over PCIe).
+    let sc = vramfit_core::plan::scaling(&cat, &inputs("llama-3.1-70b", "h100-nvl", |_| {}), None)
+        .unwrap();
+    assert!(
+        sc.summary.contains("in groups of 2 and PCIe between them")
+            && !sc.summary.contains("over PCIe it would be"),
+        "{}",
+        sc.summary
+    );
 }
