@@ -594,6 +594,7 @@ mod tests {
     /// has a node of 4, whatever larger server the catalog also sells, and keeps its pairs;
     /// an H100 SXM's NVSwitch board is its 8-GPU node.
     #[test]
+    #[cfg(feature = "bundled")] // reads the embedded catalog
     fn a_platform_seats_its_node_and_keeps_the_link_domain() {
         let cat = crate::catalog::Catalog::bundled();
         let seat_on = |gpu: &str, plat: &str| {
