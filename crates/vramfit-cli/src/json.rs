@@ -405,6 +405,9 @@ pub struct GpuJson<'a> {
     pub memory_bandwidth_gb_per_s: f64,
     pub dense_tflops: &'a vramfit_core::catalog::DenseTflops,
     pub interconnect: &'a vramfit_core::catalog::Interconnect,
+    /// GPUs in one node, the tensor-parallel limit: the most a catalog platform's server
+    /// holds, or the link's domain (`interconnect.gpus_per_node`) where larger.
+    pub node_gpus: u64,
     pub tdp_w: Option<f64>,
     pub price: &'a vramfit_core::catalog::Price,
     pub source: &'a str,
@@ -423,6 +426,7 @@ pub fn gpu_json(g: &Gpu) -> GpuJson<'_> {
         memory_bandwidth_gb_per_s: g.memory_bandwidth_gb_per_s,
         dense_tflops: &g.dense_tflops,
         interconnect: &g.interconnect,
+        node_gpus: g.gpus_per_node(),
         tdp_w: g.tdp_w,
         price: &g.price,
         source: &g.source,

@@ -310,6 +310,19 @@ fn catalog_listings_have_the_contract_fields() {
     for k in ["fp32", "bf16", "fp16", "fp8", "int8", "fp4"] {
         assert!(g[0]["dense_tflops"].get(k).is_some(), "dense_tflops.{k}");
     }
+    // The node (the tensor-parallel limit) beside the link's domain: H100 NVL pairs in
+    // servers of 8, RTX 4090s two to a desktop.
+    let by_id = |id: &str| g.iter().find(|x| x["id"] == id).unwrap().clone();
+    let nvl = by_id("h100-nvl");
+    assert_eq!(
+        (
+            nvl["node_gpus"].as_u64(),
+            nvl["interconnect"]["gpus_per_node"].as_u64()
+        ),
+        (Some(8), Some(2))
+    );
+    assert_eq!(by_id("rtx-4090")["node_gpus"], 2);
+    assert_eq!(by_id("h100-sxm")["node_gpus"], 8);
     let m = json(&["models", "--json"]);
     let m = m.as_array().unwrap();
     assert!(m.len() >= 45);
