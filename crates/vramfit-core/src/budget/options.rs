@@ -540,7 +540,8 @@ fn option(cat: &Catalog, inputs: &Inputs, t: &Terms, g: &Gpu, p: &Platform) -> B
         tensor_parallel_size: tp,
         pipeline_parallel_size: pp,
         replicas,
-        spans_nodes: tp * pp > p.gpus_per_node,
+        // The plan's node: the platform's, as `seat` gives it (`serving::spans_nodes`).
+        spans_nodes: tp.saturating_mul(pp) > seated.gpus_per_node(),
         gpus_usd: bo.gpus_usd,
         servers_usd: bo.servers_usd,
         network_usd: bo.network_usd,
