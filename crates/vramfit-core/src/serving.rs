@@ -890,7 +890,9 @@ pub use extras::{
     DRAFT_PASS_S,
 };
 pub use layouts::{layout_gpus, spans_nodes};
-pub use validation::{validation, validation_of, HeldOut, Validation, HELD_OUT, VALIDATION};
+pub use validation::{
+    validation, validation_of, HeldOut, Unseen, Validation, HELD_OUT, UNSEEN_GPUS, VALIDATION,
+};
 
 #[cfg(test)]
 mod tests {

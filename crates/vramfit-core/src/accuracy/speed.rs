@@ -282,7 +282,15 @@ fn model_for(cat: &Catalog, raw: &str) -> Option<String> {
 
 fn gpu_for(cat: &Catalog, raw: &str) -> Option<String> {
     let l = raw.to_ascii_lowercase();
-    let id = if l.contains("gb200") {
+    // The Grace Hopper superchip before H200 (its name holds "h200"); "GH200 480GB" is the
+    // 96 GB HBM3 module with 480 GB of LPDDR5X (the v0.21 perf-overview's heading).
+    let id = if l.contains("gh200") {
+        if l.contains("144gb") || l.contains("hbm3e") {
+            "gh200-144gb"
+        } else {
+            "gh200-96gb"
+        }
+    } else if l.contains("gb200") {
         "gb200"
     } else if l.contains("b200") {
         "b200"
@@ -290,10 +298,24 @@ fn gpu_for(cat: &Catalog, raw: &str) -> Option<String> {
         "mi300x"
     } else if l.contains("l40s") {
         "l40s"
+    } else if l.contains("h200") && l.contains("nvl") {
+        "h200-nvl"
     } else if l.contains("h200") {
         "h200-sxm"
+    } else if l.contains("rtx") && l.contains("6000") && l.contains("pro") {
+        if l.contains("server") {
+            "rtx-pro-6000-blackwell-server"
+        } else {
+            "rtx-pro-6000-blackwell-ws"
+        }
     } else if l.contains("h100") {
         "h100-sxm"
+    } else if l.contains("a100") && l.contains("pcie") {
+        if l.contains("40gb") {
+            "a100-40gb-pcie"
+        } else {
+            "a100-80gb-pcie"
+        }
     } else if l.contains("a100") && l.contains("40gb") {
         "a100-40gb-sxm"
     } else if l.contains("a100") {
@@ -621,6 +643,31 @@ pub fn speedups(cs: &[Case], pred: &[f64]) -> Vec<(usize, usize, f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::{count_before, names_network};
+
+    #[cfg(feature = "bundled")] // reads the embedded catalog
+    #[test]
+    fn a_heading_names_the_gpu_it_was_measured_on() {
+        let cat = crate::catalog::Catalog::bundled();
+        let gpu = |h: &str| super::gpu_for(&cat, h);
+        // "GH200 480GB" (perf-overview v0.17) is the 96 GB HBM3 module with 480 GB of
+        // LPDDR5X (v0.21's heading), not an H200, whose name its own holds.
+        assert_eq!(gpu("GH200 480GB").as_deref(), Some("gh200-96gb"));
+        assert_eq!(gpu("GH200 96GB HBM3 CG1").as_deref(), Some("gh200-96gb"));
+        assert_eq!(gpu("H200 141GB HBM3").as_deref(), Some("h200-sxm"));
+        assert_eq!(
+            gpu("H200 SXM 141GB (DGX H200)").as_deref(),
+            Some("h200-sxm")
+        );
+        // A100 PCIe (300 W, 1,935 GB/s) is not the SXM board.
+        assert_eq!(gpu("A100-PCIE-80GB").as_deref(), Some("a100-80gb-pcie"));
+        assert_eq!(gpu("A100-SXM4-80GB").as_deref(), Some("a100-80gb-sxm"));
+        assert_eq!(
+            gpu("RTX 6000 Pro Blackwell Server Edition").as_deref(),
+            Some("rtx-pro-6000-blackwell-server")
+        );
+        assert_eq!(gpu("GB200 192GB (GB200 NVL72)").as_deref(), Some("gb200"));
+        assert_eq!(gpu("B300 288GB (DGX B300) (beta)").as_deref(), Some("b300"));
+    }
 
     #[test]
     fn a_count_before_a_word_is_a_whole_number() {

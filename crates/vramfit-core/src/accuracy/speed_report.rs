@@ -22,6 +22,10 @@ pub struct SpeedReport {
     pub lomo: Vec<f64>,
     /// The constants a fit on every case gives.
     pub refit: Option<Constants>,
+    /// Signed errors on GPUs outside the calibration set, never fitted on
+    /// ([`super::unseen`]): (engine family, GPU, error). Pooled with the leave-one-GPU-out
+    /// errors into the app's bands ([`validation`]).
+    pub unseen: Vec<(&'static str, String, f64)>,
 }
 
 impl SpeedReport {
@@ -41,6 +45,7 @@ impl SpeedReport {
             logo,
             lomo,
             refit,
+            unseen: Vec::new(),
         }
     }
 
@@ -133,8 +138,9 @@ pub fn headline_lines(
     s
 }
 
-/// Leave-one-GPU-out validation per engine class (what [`crate::serving::VALIDATION`]
-/// ships): (engine, rows, GPUs, median |error|, signed p10, signed p90).
+/// Held-out validation per engine class (what [`crate::serving::VALIDATION`] ships): the
+/// leave-one-GPU-out errors pooled with the never-fitted GPUs' ([`SpeedReport::unseen`]):
+/// (engine, rows, GPUs, median |error|, signed p10, signed p90).
 #[must_use]
 pub fn validation(r: &SpeedReport) -> Vec<(&'static str, usize, usize, f64, f64, f64)> {
     let mut out = Vec::new();
@@ -147,6 +153,12 @@ pub fn validation(r: &SpeedReport) -> Vec<(&'static str, usize, usize, f64, f64,
             }
             errs.push(rel(c.measured, *p));
             gpus.push(&c.gpu);
+        }
+        for (e, g, err) in &r.unseen {
+            if *e == engine {
+                errs.push(*err);
+                gpus.push(g);
+            }
         }
         gpus.sort_unstable();
         gpus.dedup();
@@ -202,7 +214,7 @@ pub fn markdown(r: &SpeedReport, k: &Constants) -> String {
         "{} measurements compared ({} fitted on; {} whose source leaves open the column's definition or the network between nodes are shown, not fitted); {} rows skipped (reasons below). \
 Predictions are output tokens/s of the whole layout. *In-sample* uses the shipped constants (`serving::FITTED`, fitted on every row); \
 *leave-one-GPU-out* refits the constants without any row of that GPU and predicts its rows; *leave-one-model-out* does the same per model. \
-The app's speed bands are the leave-one-GPU-out 10th–90th percentiles per engine.\n",
+The app's speed bands are the 10th–90th percentiles per engine of the leave-one-GPU-out errors pooled with those on the GPUs outside the calibration set (below).\n",
         r.cases.len(),
         fitted,
         r.cases.len() - fitted,

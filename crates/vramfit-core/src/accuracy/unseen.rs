@@ -1,0 +1,204 @@
+//! GPUs the constants never saw: the throughput tables of TensorRT-LLM's own performance
+//! documents for the GPUs that `measurements.csv` leaves out (H200, GH200, B300, GB300, the
+//! RTX PRO 6000 Blackwell Server Edition and A100 PCIe), from the same revisions whose other
+//! columns the calibration set holds (`tests/data/unseen_gpus.csv`; where each table came
+//! from, its units and what is ambiguous: `tests/data/unseen_gpus.md`).
+//!
+//! These rows are predicted with the shipped constants and never fitted on: no refit, no
+//! choice of constant or rule looks at them. They are the check nearest to what the project
+//! is judged on, a GPU the calibration set does not hold, measured by the same engine's
+//! tools. `vramfit accuracy --check` fails when a GPU of this file turns up among the
+//! calibration set's fitted GPUs (it would no longer be unseen) or when their median error
+//! leaves the leave-one-GPU-out target, 15 %.
+
+use super::speed::{cases, predict, Case};
+use super::{quantile, rel, Summary};
+use crate::serving::Constants;
+
+/// The rows (same columns as the calibration set).
+pub const UNSEEN_GPUS_CSV: &str = include_str!("../../tests/data/unseen_gpus.csv");
+
+/// The median-error bound on these rows: issue 14's leave-one-GPU-out target.
+const TARGET_MEDIAN: f64 = 0.15;
+
+/// The unseen GPUs' rows and their predictions with the shipped constants.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Unseen {
+    /// The cases.
+    pub cases: Vec<Case>,
+    /// Predictions with the shipped constants.
+    pub pred: Vec<f64>,
+    /// Rows not compared, and why.
+    pub skipped: Vec<String>,
+}
+
+impl Unseen {
+    /// Reads the rows and predicts each with `k`.
+    #[must_use]
+    pub fn of(csv: &str, k: &Constants) -> Self {
+        let (cases, skipped) = cases(csv);
+        let pred = cases.iter().map(|c| predict(c, k)).collect();
+        Self {
+            cases,
+            pred,
+            skipped,
+        }
+    }
+
+    /// Signed errors of the compared rows (`Case::fitted`: the same rows the calibration set
+    /// would fit on) that `keep` selects.
+    fn errors(&self, keep: impl Fn(&Case) -> bool) -> Vec<f64> {
+        self.cases
+            .iter()
+            .zip(&self.pred)
+            .filter(|(c, _)| c.fitted() && keep(c))
+            .map(|(c, p)| rel(c.measured, *p))
+            .collect()
+    }
+
+    /// Errors over every compared row, or one GPU's.
+    #[must_use]
+    pub fn summary(&self, gpu: Option<&str>) -> Summary {
+        Summary::of(&self.errors(|c| gpu.is_none_or(|g| c.gpu == g)))
+    }
+
+    /// Signed errors of the compared rows: (engine family, GPU, error), as the app's bands
+    /// pool them ([`super::speed_report::validation`]).
+    #[must_use]
+    pub fn held_out_errors(&self) -> Vec<(&'static str, String, f64)> {
+        self.cases
+            .iter()
+            .zip(&self.pred)
+            .filter(|(c, _)| c.fitted())
+            .map(|(c, p)| (c.engine.family(), c.gpu.clone(), rel(c.measured, *p)))
+            .collect()
+    }
+
+    /// GPUs with compared rows, in catalog-id order.
+    #[must_use]
+    pub fn gpus(&self) -> Vec<String> {
+        let mut g: Vec<String> = self
+            .cases
+            .iter()
+            .filter(|c| c.fitted())
+            .map(|c| c.gpu.clone())
+            .collect();
+        g.sort_unstable();
+        g.dedup();
+        g
+    }
+}
+
+/// The docs/ACCURACY.md section.
+#[must_use]
+pub fn markdown(u: &Unseen) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from(
+        "\n### GPUs outside the calibration set (never fitted)\n\n\
+TensorRT-LLM's own performance documents, the same revisions whose H100, A100, L40S, B200 and GB200 columns the calibration set holds, \
+also give H200, GH200, B300, GB300, RTX PRO 6000 Blackwell Server Edition and A100 PCIe columns. Those rows \
+(`crates/vramfit-core/tests/data/unseen_gpus.csv`; sources, units and what is ambiguous in `unseen_gpus.md` beside it) are predicted with the shipped constants and never fitted on. \
+`vramfit accuracy --check` fails when their median error passes 15 % or when one of these GPUs enters the calibration set.\n\n\
+| GPU | rows | median | p90 | signed p10 | signed median | signed p90 |\n|---|---|---|---|---|---|---|\n",
+    );
+    let mut row = |name: &str, errs: &[f64]| {
+        let x = Summary::of(errs);
+        let q = |p| quantile(&mut errs.to_vec(), p) * 100.0;
+        let _ = writeln!(
+            s,
+            "| {name} | {} | {:.1}% | {:.1}% | {:+.1}% | {:+.1}% | {:+.1}% |",
+            x.n,
+            x.median * 100.0,
+            x.p90 * 100.0,
+            q(0.1),
+            q(0.5),
+            q(0.9)
+        );
+    };
+    for g in u.gpus() {
+        row(&g, &u.errors(|c| c.gpu == g));
+    }
+    row("all", &u.errors(|_| true));
+    if !u.skipped.is_empty() {
+        let mut why = u.skipped.clone();
+        why.sort_unstable();
+        let mut counted: Vec<(usize, String)> = Vec::new();
+        for w in why {
+            match counted.last_mut() {
+                Some((n, last)) if *last == w => *n += 1,
+                _ => counted.push((1, w)),
+            }
+        }
+        let list: Vec<String> = counted.iter().map(|(n, w)| format!("{n} × {w}")).collect();
+        let _ = writeln!(s, "\nRows not compared: {}.", list.join("; "));
+    }
+    s
+}
+
+/// What `vramfit accuracy --check` finds wrong with these rows: a GPU that the calibration
+/// set fits on (`calibrated`), or a median error past the target.
+#[must_use]
+pub fn check(u: &Unseen, calibrated: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for g in u.gpus() {
+        if calibrated.contains(&g) {
+            out.push(format!(
+                "{g} has rows in the calibration set: its rows in unseen_gpus.csv are no longer unseen"
+            ));
+        }
+    }
+    let all = u.summary(None);
+    let shipped = crate::serving::Unseen {
+        rows: all.n,
+        gpus: u.gpus().len(),
+        median: (all.median * 1000.0).round() / 1000.0,
+        p90: (all.p90 * 1000.0).round() / 1000.0,
+    };
+    if shipped != crate::serving::UNSEEN_GPUS {
+        out.push(format!(
+            "serving::UNSEEN_GPUS is stale; it should read {shipped:?}"
+        ));
+    }
+    if all.n == 0 {
+        out.push("unseen_gpus.csv: no row compared".into());
+    } else if all.median > TARGET_MEDIAN {
+        out.push(format!(
+            "GPUs outside the calibration set: median error {:.1}% exceeds {:.0}%",
+            all.median * 100.0,
+            TARGET_MEDIAN * 100.0
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::serving::FITTED;
+
+    #[test]
+    fn the_unseen_gpus_are_not_in_the_calibration_set() {
+        let u = Unseen::of(UNSEEN_GPUS_CSV, &FITTED);
+        let (cal, _) = cases(super::super::CALIBRATION_CSV);
+        let mut fitted: Vec<String> = cal
+            .iter()
+            .filter(|c| c.fitted())
+            .map(|c| c.gpu.clone())
+            .collect();
+        fitted.dedup();
+        assert_eq!(
+            u.gpus(),
+            [
+                "a100-80gb-pcie",
+                "b300",
+                "gb300",
+                "gh200-96gb",
+                "h200-sxm",
+                "rtx-pro-6000-blackwell-server"
+            ]
+        );
+        assert!(check(&u, &fitted).is_empty(), "{:?}", check(&u, &fitted));
+        // A GPU of the file among the fitted ones is caught.
+        assert_eq!(check(&u, &["h200-sxm".to_string()]).len(), 1);
+    }
+}
