@@ -390,6 +390,18 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
             skipped.push(why("no fixed input/output lengths"));
             continue;
         };
+        // Attention data-parallel with pipeline stages ("DEP2,PP2 (4 GPUs)", the 1.1-era
+        // RTX PRO 6000 tables): a layout the replica model does not build.
+        if let Some(n) = dep {
+            if notes
+                .find(&format!("DEP{n},PP"))
+                .and_then(|i| num_after(&notes[i + 3..], "PP"))
+                .is_some_and(|pp| pp > 1)
+            {
+                skipped.push(why("attention data-parallel with pipeline stages"));
+                continue;
+            }
+        }
         let Some(model_id) = model_for(&cat, raw_model) else {
             skipped.push(why("not in catalog"));
             continue;

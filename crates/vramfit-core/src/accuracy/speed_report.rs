@@ -285,7 +285,7 @@ The app's speed bands are the 10th–90th percentiles per engine of the leave-on
             pct(b.p90)
         );
     }
-    s.push_str("\n### Engines (the app's bands)\n\n| engine | rows | GPUs | LOGO median | LOGO p10 (signed) | LOGO p90 (signed) |\n|---|---|---|---|---|---|\n");
+    s.push_str("\n### Engines (the app's bands)\n\n| engine | rows | GPUs | held-out median | held-out p10 (signed) | held-out p90 (signed) |\n|---|---|---|---|---|---|\n");
     for (e, n, g, med, p10, p90) in validation(r) {
         let _ = writeln!(
             s,
