@@ -528,3 +528,22 @@ test('the import worker\'s client chunk that does not come answers the request w
   assert.deepEqual(beyondTheFetch(page), []);
   await page.context().close();
 });
+
+test('accuracy view: the never-fitted GPUs are the report\'s figures', async () => {
+  // docs/ACCURACY.md is the report `vramfit accuracy --check` regenerates and compares; its
+  // headline row for the GPUs outside the calibration set (accuracy/unseen.rs) is what the
+  // page's paragraph must say, rounded to one decimal.
+  const report = fs.readFileSync(path.join(ROOT, 'docs', 'ACCURACY.md'), 'utf8');
+  const m = report.match(/\| output tokens\/s, GPUs outside the calibration set \(never fitted\) \| (\d+) \| ([\d.]+)% \| ([\d.]+)% \|/);
+  assert.ok(m, 'headline row in docs/ACCURACY.md');
+  const [rows, median, p90] = [m[1], Number(m[2]).toFixed(1), Number(m[3]).toFixed(1)];
+  const page = await newPage(browser);
+  await page.goto(`${server.url}/?view=accuracy`);
+  const p = page.getByTestId('unseen-gpus');
+  await p.waitFor();
+  const t = await p.textContent();
+  assert.ok(t.includes(`${rows} rows`), t);
+  assert.ok(t.includes(`median error ${median}%`), t);
+  assert.ok(t.includes(`90th percentile ${p90}%`), t);
+  assert.deepEqual(page.errors, []);
+});
