@@ -329,7 +329,11 @@ fn gpu_for(cat: &Catalog, raw: &str) -> Option<String> {
 }
 
 fn layout(notes: &str, tp_col: Option<f64>) -> Option<(u64, u64)> {
-    if let Some(tp) = num_after(notes, "TP") {
+    // The first "TP" followed by a number ("TP4,PP1"), not the first "TP" ("whole TP group").
+    let tp = notes
+        .match_indices("TP")
+        .find_map(|(i, _)| num_after(&notes[i..], "TP"));
+    if let Some(tp) = tp {
         let pp = notes
             .find(&format!("TP{tp},PP"))
             .and_then(|i| num_after(&notes[i..], "PP"))
@@ -654,7 +658,22 @@ pub fn speedups(cs: &[Case], pred: &[f64]) -> Vec<(usize, usize, f64, f64)> {
 
 #[cfg(test)]
 mod tests {
-    use super::{count_before, names_network};
+    use super::{count_before, layout, names_network};
+
+    #[test]
+    fn a_layout_is_the_first_tp_with_a_number() {
+        // "whole TP group" comes first in the perf-overview rows' notes; the layout after it.
+        assert_eq!(
+            layout(
+                "output tokens/s for the whole TP group; TP4,PP2 (8 GPUs)",
+                Some(1.0)
+            ),
+            Some((4, 2))
+        );
+        assert_eq!(layout("TP2,PP1 (2 GPUs)", None), Some((2, 1)));
+        assert_eq!(layout("whole TP group, no layout", Some(8.0)), Some((8, 1)));
+        assert_eq!(layout("no layout", None), None);
+    }
 
     #[cfg(feature = "bundled")] // reads the embedded catalog
     #[test]
