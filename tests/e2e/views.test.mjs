@@ -545,5 +545,10 @@ test('accuracy view: the never-fitted GPUs are the report\'s figures', async () 
   assert.ok(t.includes(`${rows} rows`), t);
   assert.ok(t.includes(`median error ${median}%`), t);
   assert.ok(t.includes(`90th percentile ${p90}%`), t);
+  // Every GPU of the report's per-GPU table, by catalog id.
+  const section = report.slice(report.indexOf('### GPUs outside the calibration set'));
+  const ids = [...section.matchAll(/^\| ([a-z0-9.-]+) \| \d+ \|/gm)].map((x) => x[1]).filter((x) => x !== 'all');
+  assert.ok(ids.length >= 6, ids.join());
+  for (const id of ids) assert.ok(t.includes(id), `${id} in: ${t}`);
   assert.deepEqual(page.errors, []);
 });

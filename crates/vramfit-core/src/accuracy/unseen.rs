@@ -150,15 +150,23 @@ pub fn check(u: &Unseen, calibrated: &[String]) -> Vec<String> {
         }
     }
     let all = u.summary(None);
-    let shipped = crate::serving::Unseen {
-        rows: all.n,
-        gpus: u.gpus().len(),
-        median: (all.median * 1000.0).round() / 1000.0,
-        p90: (all.p90 * 1000.0).round() / 1000.0,
-    };
-    if shipped != crate::serving::UNSEEN_GPUS {
+    let shipped = crate::serving::UNSEEN_GPUS;
+    let (median, p90) = (
+        (all.median * 1000.0).round() / 1000.0,
+        (all.p90 * 1000.0).round() / 1000.0,
+    );
+    if (shipped.rows, shipped.median, shipped.p90) != (all.n, median, p90)
+        || shipped
+            .gpus
+            .iter()
+            .map(|g| (*g).to_string())
+            .collect::<Vec<_>>()
+            != u.gpus()
+    {
         out.push(format!(
-            "serving::UNSEEN_GPUS is stale; it should read {shipped:?}"
+            "serving::UNSEEN_GPUS is stale; it should read rows: {}, gpus: {:?}, median: {median}, p90: {p90}",
+            all.n,
+            u.gpus()
         ));
     }
     if all.n == 0 {

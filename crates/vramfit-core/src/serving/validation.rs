@@ -87,8 +87,8 @@ pub const HELD_OUT: HeldOut = HeldOut {
 pub struct Unseen {
     /// Rows.
     pub rows: usize,
-    /// GPUs.
-    pub gpus: usize,
+    /// GPUs, catalog ids.
+    pub gpus: &'static [&'static str],
     /// Median |error|.
     pub median: f64,
     /// 90th percentile |error|.
@@ -98,7 +98,14 @@ pub struct Unseen {
 /// See [`Unseen`].
 pub const UNSEEN_GPUS: Unseen = Unseen {
     rows: 757,
-    gpus: 6,
+    gpus: &[
+        "a100-80gb-pcie",
+        "b300",
+        "gb300",
+        "gh200-96gb",
+        "h200-sxm",
+        "rtx-pro-6000-blackwell-server",
+    ],
     median: 0.103,
     p90: 0.385,
 };
