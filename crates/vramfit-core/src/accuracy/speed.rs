@@ -388,7 +388,10 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         let notes = r.get("notes");
         let raw_model = r.get("model");
         let why = |w: &str| format!("{}: {w}", raw_model.split(" (").next().unwrap_or(raw_model));
-        let dep = num_after(notes, "DEP");
+        // The first "DEP" followed by a number ("DEP8"), not a word that begins so.
+        let dep = notes
+            .match_indices("DEP")
+            .find_map(|(i, _)| num_after(&notes[i..], "DEP"));
         let (Some(input), Some(output)) = (num_after(notes, "ISL="), num_after(notes, "OSL="))
         else {
             skipped.push(why("no fixed input/output lengths"));
@@ -673,6 +676,26 @@ mod tests {
         assert_eq!(layout("TP2,PP1 (2 GPUs)", None), Some((2, 1)));
         assert_eq!(layout("whole TP group, no layout", Some(8.0)), Some((8, 1)));
         assert_eq!(layout("no layout", None), None);
+    }
+
+    #[cfg(feature = "bundled")] // reads the embedded catalog
+    #[test]
+    fn a_dep_layout_is_the_first_dep_with_a_number() {
+        let head = "source,kind,model,gpu,gpu_mem_gib,tp,dtype,quant,kv_cache_dtype,max_model_len,gpu_mem_util,block_size,weights_gib,kv_cache_gib,gpu_blocks,kv_tokens,max_concurrency,throughput_tok_s,notes\n";
+        let row = |notes: &str| {
+            format!("{head}doc,throughput,openai/gpt-oss-120b,B200 180GB (DGX B200),,4,,FP4 (table label; MXFP4 MoE ckpt),fp8,,,,,,,,,10000,\"{notes}\"\n")
+        };
+        // A word that begins with "DEP" before the layout does not hide it.
+        let (c, _) = super::cases(&row(
+            "TensorRT-LLM 1.1; DEPLOYED per the doc; DEP4 (4 GPUs); ISL=1000 OSL=1000",
+        ));
+        assert_eq!((c.len(), c[0].dep, c[0].tp), (1, true, 4));
+        // Attention data-parallel with pipeline stages: skipped, not read as one DEP group.
+        let (c, skipped) = super::cases(&row(
+            "TensorRT-LLM 1.1; DEP2,PP2 (4 GPUs); ISL=1000 OSL=1000",
+        ));
+        assert!(c.is_empty());
+        assert!(skipped[0].ends_with("attention data-parallel with pipeline stages"));
     }
 
     #[cfg(feature = "bundled")] // reads the embedded catalog

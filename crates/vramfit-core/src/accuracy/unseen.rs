@@ -157,14 +157,14 @@ pub fn check(u: &Unseen, calibrated: &[String]) -> Vec<String> {
     );
     if (shipped.rows, shipped.median, shipped.p90) != (all.n, median, p90)
         || shipped
-            .gpus
+            .gpu_ids
             .iter()
             .map(|g| (*g).to_string())
             .collect::<Vec<_>>()
             != u.gpus()
     {
         out.push(format!(
-            "serving::UNSEEN_GPUS is stale; it should read rows: {}, gpus: {:?}, median: {median}, p90: {p90}",
+            "serving::UNSEEN_GPUS is stale; it should read rows: {}, gpu_ids: {:?}, median: {median}, p90: {p90}",
             all.n,
             u.gpus()
         ));

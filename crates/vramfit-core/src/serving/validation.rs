@@ -87,8 +87,8 @@ pub const HELD_OUT: HeldOut = HeldOut {
 pub struct Unseen {
     /// Rows.
     pub rows: usize,
-    /// GPUs, catalog ids.
-    pub gpus: &'static [&'static str],
+    /// The GPUs, catalog ids.
+    pub gpu_ids: &'static [&'static str],
     /// Median |error|.
     pub median: f64,
     /// 90th percentile |error|.
@@ -98,7 +98,7 @@ pub struct Unseen {
 /// See [`Unseen`].
 pub const UNSEEN_GPUS: Unseen = Unseen {
     rows: 757,
-    gpus: &[
+    gpu_ids: &[
         "a100-80gb-pcie",
         "b300",
         "gb300",
