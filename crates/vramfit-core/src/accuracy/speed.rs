@@ -152,14 +152,57 @@ pub fn predict(c: &Case, k: &Constants) -> f64 {
     .tokens_per_s_total
 }
 
+/// The number right after the first `key` that has one ("TP4" after "whole TP group",
+/// "DEP8" after "DEPLOYED").
 fn num_after(notes: &str, key: &str) -> Option<u64> {
-    let i = notes.find(key)?;
-    notes[i + key.len()..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect::<String>()
-        .parse()
-        .ok()
+    notes.match_indices(key).find_map(|(i, _)| {
+        notes[i + key.len()..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .ok()
+    })
+}
+
+/// Signed errors `(predicted − measured) / measured` of the fitted-on cases
+/// ([`Case::fitted`]) that `keep` selects, `pred` holding a prediction per case.
+#[must_use]
+pub fn signed_errors(cases: &[Case], pred: &[f64], keep: impl Fn(&Case) -> bool) -> Vec<f64> {
+    cases
+        .iter()
+        .zip(pred)
+        .filter(|(c, _)| c.fitted() && keep(c))
+        .map(|(c, p)| super::rel(c.measured, *p))
+        .collect()
+}
+
+/// GPUs with fitted-on cases, in catalog-id order.
+#[must_use]
+pub fn fitted_gpus(cases: &[Case]) -> Vec<String> {
+    let mut g: Vec<String> = cases
+        .iter()
+        .filter(|c| c.fitted())
+        .map(|c| c.gpu.clone())
+        .collect();
+    g.sort_unstable();
+    g.dedup();
+    g
+}
+
+/// Skipped rows by reason, "N × reason" in first-seen order (the model before ": " dropped).
+#[must_use]
+pub fn skip_reasons(skipped: &[String]) -> String {
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for sk in skipped {
+        let why = sk.rsplit(": ").next().unwrap_or(sk);
+        match reasons.iter_mut().find(|(w, _)| *w == why) {
+            Some(e) => e.1 += 1,
+            None => reasons.push((why, 1)),
+        }
+    }
+    let parts: Vec<String> = reasons.iter().map(|(w, n)| format!("{n} × {w}")).collect();
+    parts.join("; ")
 }
 
 /// Where a later revision of a source defines a column its cited revision left open, the
@@ -329,11 +372,7 @@ fn gpu_for(cat: &Catalog, raw: &str) -> Option<String> {
 }
 
 fn layout(notes: &str, tp_col: Option<f64>) -> Option<(u64, u64)> {
-    // The first "TP" followed by a number ("TP4,PP1"), not the first "TP" ("whole TP group").
-    let tp = notes
-        .match_indices("TP")
-        .find_map(|(i, _)| num_after(&notes[i..], "TP"));
-    if let Some(tp) = tp {
+    if let Some(tp) = num_after(notes, "TP") {
         let pp = notes
             .find(&format!("TP{tp},PP"))
             .and_then(|i| num_after(&notes[i..], "PP"))
@@ -388,10 +427,7 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         let notes = r.get("notes");
         let raw_model = r.get("model");
         let why = |w: &str| format!("{}: {w}", raw_model.split(" (").next().unwrap_or(raw_model));
-        // The first "DEP" followed by a number ("DEP8"), not a word that begins so.
-        let dep = notes
-            .match_indices("DEP")
-            .find_map(|(i, _)| num_after(&notes[i..], "DEP"));
+        let dep = num_after(notes, "DEP");
         let (Some(input), Some(output)) = (num_after(notes, "ISL="), num_after(notes, "OSL="))
         else {
             skipped.push(why("no fixed input/output lengths"));

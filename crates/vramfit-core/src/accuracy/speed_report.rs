@@ -2,7 +2,9 @@
 //! the serving model over the [`super::speed`] cases, the sections of docs/ACCURACY.md they
 //! fill, and the gate `vramfit accuracy --check` runs ([`check`]).
 
-use super::speed::{cases, fit, held_out, loss, predict, speedups, Case};
+use super::speed::{
+    cases, fit, fitted_gpus, held_out, loss, predict, signed_errors, skip_reasons, speedups, Case,
+};
 use super::{quantile, rel};
 use crate::serving::{serve, Constants, Load, Traffic};
 
@@ -58,12 +60,7 @@ impl SpeedReport {
     /// Signed errors of a prediction set over the fitted-on cases that `keep` selects.
     #[must_use]
     pub fn errors(&self, pred: &[f64], keep: impl Fn(&Case) -> bool) -> Vec<f64> {
-        self.cases
-            .iter()
-            .zip(pred)
-            .filter(|(c, _)| c.fitted() && keep(c))
-            .map(|(c, p)| rel(c.measured, *p))
-            .collect()
+        signed_errors(&self.cases, pred, keep)
     }
 
     /// Signed median error of a prediction set for one GPU.
@@ -86,15 +83,7 @@ impl SpeedReport {
     /// GPUs with fitted cases, in catalog-id order.
     #[must_use]
     pub fn gpus(&self) -> Vec<String> {
-        let mut g: Vec<String> = self
-            .cases
-            .iter()
-            .filter(|c| c.fitted())
-            .map(|c| c.gpu.clone())
-            .collect();
-        g.sort_unstable();
-        g.dedup();
-        g
+        fitted_gpus(&self.cases)
     }
 }
 
@@ -373,22 +362,14 @@ The app's speed bands are the 10th–90th percentiles per engine of the leave-on
             pct(x.p90)
         );
     }
-    let mut reasons: Vec<(String, usize)> = Vec::new();
-    for sk in &r.skipped {
-        let why = sk.rsplit(": ").next().unwrap_or(sk).to_string();
-        match reasons.iter_mut().find(|(w, _)| *w == why) {
-            Some(e) => e.1 += 1,
-            None => reasons.push((why, 1)),
-        }
-    }
     s.push_str("\nRows skipped: ");
-    let parts: Vec<String> = reasons.iter().map(|(w, n)| format!("{n} × {w}")).collect();
-    s.push_str(&parts.join("; "));
+    s.push_str(&skip_reasons(&r.skipped));
     s.push_str(".\n");
     s
 }
 
-fn round3(x: f64) -> f64 {
+/// Rounded to three decimals, as the shipped constants hold errors.
+pub(super) fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 

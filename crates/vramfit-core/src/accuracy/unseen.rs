@@ -12,7 +12,8 @@
 //! calibration set's fitted GPUs (it would no longer be unseen) or when their median error
 //! leaves the leave-one-GPU-out target, 15 %.
 
-use super::speed::{cases, predict, Case};
+use super::speed::{cases, fitted_gpus, predict, signed_errors, skip_reasons, Case};
+use super::speed_report::round3;
 use super::{quantile, rel, Summary};
 use crate::serving::Constants;
 
@@ -49,12 +50,7 @@ impl Unseen {
     /// Signed errors of the compared rows (`Case::fitted`: the same rows the calibration set
     /// would fit on) that `keep` selects.
     fn errors(&self, keep: impl Fn(&Case) -> bool) -> Vec<f64> {
-        self.cases
-            .iter()
-            .zip(&self.pred)
-            .filter(|(c, _)| c.fitted() && keep(c))
-            .map(|(c, p)| rel(c.measured, *p))
-            .collect()
+        signed_errors(&self.cases, &self.pred, keep)
     }
 
     /// Errors over every compared row, or one GPU's.
@@ -78,15 +74,7 @@ impl Unseen {
     /// GPUs with compared rows, in catalog-id order.
     #[must_use]
     pub fn gpus(&self) -> Vec<String> {
-        let mut g: Vec<String> = self
-            .cases
-            .iter()
-            .filter(|c| c.fitted())
-            .map(|c| c.gpu.clone())
-            .collect();
-        g.sort_unstable();
-        g.dedup();
-        g
+        fitted_gpus(&self.cases)
     }
 }
 
@@ -122,17 +110,7 @@ TensorRT-LLM's band in the app pools these errors with the leave-one-GPU-out one
     }
     row("all", &u.errors(|_| true));
     if !u.skipped.is_empty() {
-        let mut why = u.skipped.clone();
-        why.sort_unstable();
-        let mut counted: Vec<(usize, String)> = Vec::new();
-        for w in why {
-            match counted.last_mut() {
-                Some((n, last)) if *last == w => *n += 1,
-                _ => counted.push((1, w)),
-            }
-        }
-        let list: Vec<String> = counted.iter().map(|(n, w)| format!("{n} × {w}")).collect();
-        let _ = writeln!(s, "\nRows not compared: {}.", list.join("; "));
+        let _ = writeln!(s, "\nRows not compared: {}.", skip_reasons(&u.skipped));
     }
     s
 }
@@ -151,10 +129,7 @@ pub fn check(u: &Unseen, calibrated: &[String]) -> Vec<String> {
     }
     let all = u.summary(None);
     let shipped = crate::serving::UNSEEN_GPUS;
-    let (median, p90) = (
-        (all.median * 1000.0).round() / 1000.0,
-        (all.p90 * 1000.0).round() / 1000.0,
-    );
+    let (median, p90) = (round3(all.median), round3(all.p90));
     if (shipped.rows, shipped.median, shipped.p90) != (all.n, median, p90)
         || shipped
             .gpu_ids
@@ -190,12 +165,7 @@ mod tests {
     fn the_unseen_gpus_are_not_in_the_calibration_set() {
         let u = Unseen::of(UNSEEN_GPUS_CSV, &FITTED);
         let (cal, _) = cases(super::super::CALIBRATION_CSV);
-        let mut fitted: Vec<String> = cal
-            .iter()
-            .filter(|c| c.fitted())
-            .map(|c| c.gpu.clone())
-            .collect();
-        fitted.dedup();
+        let fitted = fitted_gpus(&cal);
         assert_eq!(
             u.gpus(),
             [
