@@ -49,8 +49,8 @@ pub use files::{catalog_files, custom_plan, header_weights, ModelFiles, Provenan
 pub use fix::{repair, settle, Fix, Needed, Repair, Settled, MAX_FIXES};
 pub use parts::{checkpoint, cost, placeholder_repo, Checkpoint, Cost, Launch, Running};
 pub use scaling::{
-    default_load, latency_curves, pcie_gb_per_s, scaling, scaling_at, LatencyCurve, LatencyPoint,
-    Scaling, LATENCY_TPS, SCALING_LAYOUTS,
+    default_load, latency_curves, scaling, scaling_at, LatencyCurve, LatencyPoint, Scaling,
+    LATENCY_TPS, SCALING_LAYOUTS,
 };
 
 /// Why a plan could not be made.

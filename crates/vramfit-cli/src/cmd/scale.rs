@@ -163,7 +163,7 @@ fn hub_scaling(
             layouts.push(l);
         }
     }
-    let pcie = Link::Pcie(plan::pcie_gb_per_s(gpu.pcie_generation));
+    let pcie = Link::Pcie(gpu.pcie_gb_per_s());
     let sc = plan::Scaling {
         model_id: p.model_id.clone(),
         gpu_id: gpu.id.clone(),

@@ -32,13 +32,6 @@ pub struct Scaling {
     pub summary: String,
 }
 
-/// PCIe bandwidth per direction of an x16 link, GB/s, by generation
-/// ([`crate::catalog::pcie_x16_gb_per_s`]).
-#[must_use]
-pub fn pcie_gb_per_s(generation: Option<u64>) -> f64 {
-    crate::catalog::pcie_x16_gb_per_s(generation)
-}
-
 /// TP 1/2/4/8 (and PP 2/4) throughput, max load when `lengths` is given.
 ///
 /// # Errors
@@ -109,13 +102,8 @@ pub fn scaling_at(
     }
     let load = load.unwrap_or_else(|| default_load(inputs, lengths));
     let own_link = crate::throughput::scaling_curve(&s, gpu, &layouts, load, Link::Own);
-    let pcie = crate::throughput::scaling_curve(
-        &s,
-        gpu,
-        &layouts,
-        load,
-        Link::Pcie(pcie_gb_per_s(gpu.pcie_generation)),
-    );
+    let pcie =
+        crate::throughput::scaling_curve(&s, gpu, &layouts, load, Link::Pcie(gpu.pcie_gb_per_s()));
     let link_name = gpu
         .interconnect
         .generation
