@@ -19,6 +19,7 @@ pub mod features;
 pub mod speed;
 #[cfg(feature = "bundled")] // reads the embedded catalog
 pub mod speed_report;
+pub mod trtllm_bench;
 #[cfg(feature = "bundled")] // reads the embedded catalog
 pub mod unseen;
 

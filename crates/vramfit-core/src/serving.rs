@@ -101,30 +101,31 @@ pub struct Constants {
 }
 
 /// The shipped constants: the fit on every usable throughput row of the calibration set
-/// (1,662 rows: TensorRT-LLM max-load and request-rate tables on H100, B200, GB200, A100 and
-/// L40S, TP, PP and DEP layouts; vLLM on MI300X and A100), rounded to two figures.
+/// (1,760 rows: TensorRT-LLM max-load and request-rate tables on H100, B200, GB200, A100 and
+/// L40S, TP, PP and DEP layouts, each run at the scheduler limits trtllm-bench gave it
+/// ([`crate::accuracy::trtllm_bench`]); vLLM on MI300X and A100), rounded to two figures.
 /// `vramfit accuracy --check` refits them and fails when a refit would lower the loss by
 /// more than 0.002 (see [`crate::accuracy::speed`]).
 ///
-/// Read as physics: weights stream at 76 % of datasheet HBM bandwidth and paged KV at 74 %;
-/// 16- and 8-bit GEMMs reach 67 % of dense tensor peak, FP4 GEMMs 42 %, half of that at 110
-/// tokens per GEMM; an all-reduce reaches 44 % of the per-direction link bandwidth; each
-/// layer costs 85 µs per step outside the GEMMs with CUDA graphs (12 µs more without); each
-/// running request 6 µs of CPU per step. In DEP layouts the expert work and the all-to-all
+/// Read as physics: weights stream at 72 % of datasheet HBM bandwidth and paged KV at 75 %;
+/// 16-bit GEMMs reach 69 % of dense tensor peak, 8-bit 67 %, FP4 42 %, half of that at 120
+/// tokens per GEMM; an all-reduce reaches 45 % of the per-direction link bandwidth; each
+/// layer costs 81 µs per step outside the GEMMs with CUDA graphs (11 µs more without); each
+/// running request 7 µs of CPU per step. In DEP layouts the expert work and the all-to-all
 /// take 3.0× their uniform-routing time (the bound of the fit): more than routing imbalance alone (1.2–1.5× in
 /// DeepSeek's EPLB notes), so the factor also carries the attention ranks' step
 /// synchronisation, which the model does not separate (70 rows, B200/GB200/H100).
 pub const FITTED: Constants = Constants {
-    eta_bw: 0.76,
-    eta_kv: 0.74,
-    eta_gemm16: 0.67,
+    eta_bw: 0.72,
+    eta_kv: 0.75,
+    eta_gemm16: 0.69,
     eta_gemm8: 0.67,
     eta_gemm4: 0.42,
-    eta_link: 0.44,
-    eager_layer_s: 12e-6,
-    per_seq_s: 5.9e-6,
-    gemm_half_tokens: 110.0,
-    layer_s: 85e-6,
+    eta_link: 0.45,
+    eager_layer_s: 11e-6,
+    per_seq_s: 7.2e-6,
+    gemm_half_tokens: 120.0,
+    layer_s: 81e-6,
     ep_imbalance: 3.0,
 };
 
@@ -802,37 +803,9 @@ impl Replica {
         use crate::model::LayerAttention as LA;
         let kv_of = |a| m.kv_bytes_per_token_kind(a, s.kv_bytes(), tp);
         let flops_of = |a| m.attn_decode_flops_per_cached_token(a, tp);
-        let per_full = kv_of(crate::model::LayerAttention::Full);
-        let per_window = kv_of(crate::model::LayerAttention::Sliding { window: 1 });
-        let (mut full_layers, mut window_layers, mut window) = (0, 0, 0);
-        // Layers of the busiest (first) stage by attention kind. Sliding and chunked layers
-        // read and hold at most their window, whatever the engine's memory accounting
-        // (vLLM's hybrid allocator, TensorRT-LLM's variable-window KV pools).
-        let stage = usize::try_from(m.layers.div_ceil(pp)).unwrap_or(usize::MAX);
-        for (i, a) in m.layer_attention.iter().take(stage).enumerate() {
-            if m.shares_kv(u64::try_from(i).unwrap_or(u64::MAX)) {
-                continue;
-            }
-            match a {
-                crate::model::LayerAttention::Sliding { window: w } => {
-                    window_layers += 1;
-                    window = window.max(*w);
-                }
-                crate::model::LayerAttention::Full => full_layers += 1,
-                crate::model::LayerAttention::Recurrent | crate::model::LayerAttention::MlpOnly => {
-                }
-            }
-        }
-        if full_layers + window_layers == 0
-            && !m.layer_attention.iter().any(|a| {
-                matches!(
-                    a,
-                    crate::model::LayerAttention::Recurrent | crate::model::LayerAttention::MlpOnly
-                )
-            })
-        {
-            full_layers = m.layers.div_ceil(pp);
-        }
+        let per_full = kv_of(LA::Full);
+        let per_window = kv_of(LA::Sliding { window: 1 });
+        let (full_layers, window_layers, window) = layouts::attention_layers(m, pp, trt);
         // The draft (`sizing/spec.rs`): its layers read and hold KV beside the target's.
         let draft = if matches!(s.flags.engine, Engine::Vllm { .. }) {
             crate::sizing::spec::draft(s)
@@ -950,15 +923,15 @@ mod tests {
     #[test]
     fn one_request_step_by_hand() {
         // One request decoding, prefill 1000 / 200 = 5 prompt tokens per step, T = 6:
-        // weights 16e9 / (3.35e12 × 0.76) = 6.2844 ms (the GEMMs at 6 tokens would take
-        // 2 × 8e9 × 6 / (989e12 × 0.67 × 6/116) = 2.801 ms: bandwidth-bound);
-        // KV 1100 × 131072 / (3.35e12 × 0.74) = 0.0582 ms (its math, 1100 × 524288 /
-        // (989e12 × 0.67) = 0.0009 ms, is not the bound); prompt attention
-        // 4 × 5 × 500 × 4096 × 32 / (989e12 × 0.67) = 0.0020 ms;
-        // overhead 32 × 85 µs + 5.9 µs = 2.7259 ms. ITL = 9.0704 ms.
+        // weights 16e9 / (3.35e12 × 0.72) = 6.6335 ms (the GEMMs at 6 tokens would take
+        // 2 × 8e9 × 6 / (989e12 × 0.69 × 6/126) = 2.954 ms: bandwidth-bound);
+        // KV 1100 × 131072 / (3.35e12 × 0.75) = 0.0574 ms (its math, 1100 × 524288 /
+        // (989e12 × 0.69) = 0.0008 ms, is not the bound); prompt attention
+        // 4 × 5 × 500 × 4096 × 32 / (989e12 × 0.69) = 0.0019 ms;
+        // overhead 32 × 81 µs + 7.2 µs = 2.5992 ms. ITL = 9.2920 ms.
         let s = serve(&replica(), &FITTED, &traffic(Load::Concurrency(1)));
-        assert!((s.itl_ms - 9.0704).abs() < 0.001, "{}", s.itl_ms);
-        assert!((s.tokens_per_s_per_user - 1000.0 / 9.0704).abs() < 0.02);
+        assert!((s.itl_ms - 9.2920).abs() < 0.001, "{}", s.itl_ms);
+        assert!((s.tokens_per_s_per_user - 1000.0 / 9.2920).abs() < 0.02);
         assert_eq!(s.limited_by, Limit::Bandwidth);
         assert!(!s.step.compute_bound);
     }

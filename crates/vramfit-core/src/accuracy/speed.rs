@@ -3,7 +3,9 @@
 //! [`Case`]s the serving model ([`crate::serving`]) predicts.
 //!
 //! - [`cases`] reads the rows (TensorRT-LLM `trtllm-bench` max-load tables, vLLM and SGLang
-//!   sweeps, AMD's MI300X tables); each case keeps its source.
+//!   sweeps, AMD's MI300X tables); each case keeps its source. A `trtllm-bench` run that
+//!   names no scheduler limits runs at the ones the tool derives from the model, GPU and
+//!   lengths ([`super::trtllm_bench`]).
 //! - [`fit`] fits [`Constants`] by coordinate descent on the mean |log error|, within each
 //!   constant's physical bounds ([`Constants::BOUNDS`]).
 //! - [`held_out`] refits without one group (a GPU, or a model) and predicts that group:
@@ -532,6 +534,22 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
             // trtllm-bench sizes max_num_tokens to hold a whole prompt (bench/build/tuning.py).
             s.flags.max_num_batched_tokens =
                 Some(crate::serving::TRTLLM_MAX_NUM_TOKENS.max(input.next_power_of_two()));
+            if notes.contains("trtllm-bench") && s.flags.max_num_seqs.is_none() {
+                let (bs, tokens) = super::trtllm_bench::settings(&super::trtllm_bench::BenchRun {
+                    arch: &s.model,
+                    format,
+                    kv_fp8: kv_dtype == KvDtype::Fp8,
+                    tp,
+                    pp,
+                    input,
+                    output,
+                    device_bytes: gpu.usable_bytes(),
+                    pytorch: notes.contains("PyTorch") || notes.contains("pytorch"),
+                });
+                // Per micro-batch: `pp` of them in flight.
+                s.flags.max_num_seqs = Some(bs * pp);
+                s.flags.max_num_batched_tokens = Some(tokens * pp);
+            }
         }
         s.workload.prompt_tokens = input;
         s.workload.output_tokens = output;

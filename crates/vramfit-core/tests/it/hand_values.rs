@@ -793,3 +793,34 @@ fn falcon_ties_its_lm_head_as_vllm_loads_it() {
     .unwrap();
     assert!(!llama.tied_embeddings);
 }
+
+#[test]
+fn one_config_wide_window_is_full_attention_under_tensorrt_llm_only() {
+    use vramfit_core::serving::Replica;
+    // Mistral 7B v0.1: sliding_window 4096 on all 32 layers, 8 KV heads × 128 × 2 (K, V) ×
+    // 2 B = 4,096 B per layer per token. vLLM reads at most the window; TensorRT-LLM attends
+    // over the whole sequence unless `max_attention_window_size` is set, and its benchmark sets
+    // none, so every layer is a full-attention layer there.
+    let cat = Catalog::bundled();
+    let h100 = cat.gpu("h100-sxm").unwrap();
+    let mut s = scen("mistral-7b-v0.1", 1);
+    let e = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
+    let v = Replica::of(&s, h100, &e);
+    assert_eq!(
+        (v.kv_full_per_token, v.kv_window_per_token, v.window),
+        (0.0, 131_072.0, 4096.0)
+    );
+    s.flags.engine = Engine::TrtLlm;
+    let e = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
+    let t = Replica::of(&s, h100, &e);
+    assert_eq!(
+        (t.kv_full_per_token, t.kv_window_per_token),
+        (131_072.0, 0.0)
+    );
+    // Gemma 2 alternates 4,096-token windows with global layers: the engine's
+    // variable-window pools keep the windows under TensorRT-LLM too.
+    let mut g = scen("gemma-2-9b", 1);
+    g.flags.engine = Engine::TrtLlm;
+    let e = estimate_bytes(&g, (79.19 * GIB as f64) as u64);
+    assert!(Replica::of(&g, h100, &e).kv_window_per_token > 0.0);
+}

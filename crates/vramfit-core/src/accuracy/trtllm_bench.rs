@@ -1,0 +1,184 @@
+//! How trtllm-bench sizes the engine of a run that sets no `max_batch_size` or
+//! `max_num_tokens`: the scheduler limits of every TensorRT-LLM row measured with it
+//! (`tensorrt_llm/bench/build/tuning.py`, `bench/build/build.py`,
+//! `bench/benchmark/utils/general.py`). The runs in the calibration set and the unseen GPUs'
+//! file name none, so their limits are these, not the LLM API's defaults (2048 and 8192).
+
+use crate::dtype::WeightFormat;
+
+/// What [`settings`] reads of a run.
+#[derive(Debug, Clone, Copy)]
+pub struct BenchRun<'a> {
+    /// The model's architecture (layers, KV heads, head size, parameters).
+    pub arch: &'a crate::model::ModelArch,
+    /// The checkpoint's weight format (its quantization algorithm).
+    pub format: WeightFormat,
+    /// Whether the KV cache is FP8 (one byte an element; else two).
+    pub kv_fp8: bool,
+    /// Tensor-parallel size (for attention data-parallel runs, the GPUs).
+    pub tp: u64,
+    /// Pipeline stages.
+    pub pp: u64,
+    /// The dataset's mean prompt tokens (the runs' fixed lengths).
+    pub input: u64,
+    /// The dataset's mean output tokens.
+    pub output: u64,
+    /// One GPU's memory, bytes.
+    pub device_bytes: u64,
+    /// PyTorch backend (1.x and `--backend pytorch`): no chunked prefill, so
+    /// `max_num_tokens` holds the longest prompt plus the batch.
+    pub pytorch: bool,
+}
+
+/// The `max_batch_size` and `max_num_tokens` trtllm-bench gives a run that sets neither
+/// (`tensorrt_llm/bench/build/tuning.py` `calc_engine_setting` and `finetune_setting`,
+/// through `bench/build/build.py` `get_benchmark_engine_settings`; the PyTorch backend's
+/// `bench/benchmark/utils/general.py` `get_settings`):
+/// - the requests the KV cache holds at the dataset's mean lengths, from its own estimate:
+///   `0.95 × (GPUs × device memory − parameters × bytes per element)` over
+///   `2 × layers × max(TP, KV heads) × head size × KV bytes × (ISL + OSL)`, where the
+///   parameter count is the checkpoint's safetensors element count (NVFP4 packs two values
+///   per byte, so half the parameters at half a byte) and the head size is `head_dim` or
+///   `hidden / heads` (so MLA models count 128 heads of 56);
+/// - `raw_bs = min(requests, 4096) / PP`, `raw_tokens = min(raw_bs × (1 + ISL/OSL), 32768)`,
+///   each rounded up (batch: to 32 under 256, at least 64; to 128 under 1024; else to 256;
+///   tokens: at least 2048, to 256 under 4096, to 512 under 8192, else to 1024);
+/// - formats outside its tuned list (MXFP4, INT4) keep the defaults, 2048 and 8192;
+/// - without chunked prefill the PyTorch backend raises `max_num_tokens` to the longest
+///   prompt plus the batch.
+#[must_use]
+pub fn settings(b: &BenchRun) -> (u64, u64) {
+    use crate::units::real as f;
+    let (default_bs, default_tokens) = (
+        crate::serving::TRTLLM_MAX_BATCH,
+        crate::serving::TRTLLM_MAX_NUM_TOKENS,
+    );
+    let settle = |bs: u64, tokens: u64| {
+        if b.pytorch {
+            (bs, tokens.max(b.input + bs))
+        } else {
+            (bs, tokens.max(b.input))
+        }
+    };
+    let (elem, count) = match b.format {
+        WeightFormat::Nvfp4 => (0.5, 0.5),
+        WeightFormat::Fp8 | WeightFormat::Fp8Block => (1.0, 1.0),
+        WeightFormat::Bf16 | WeightFormat::Fp16 => (2.0, 1.0),
+        _ => return settle(default_bs, default_tokens),
+    };
+    let a = b.arch;
+    let gib = f64::from(1u32 << 30);
+    let kv_elem = if b.kv_fp8 { 1.0 } else { 2.0 };
+    let head = if a.mla.is_some() {
+        f(a.hidden) / f(a.heads.max(1))
+    } else {
+        f(a.head_dim)
+    };
+    let per_token = 2.0 * f(a.layers) * f(b.tp.max(a.kv_heads)) * head * kv_elem / gib;
+    let gpus = f(b.tp.max(1) * b.pp.max(1));
+    let engine = f(a.params().total()) * count * elem / gib;
+    let available = f(b.device_bytes) / gib * gpus - engine;
+    let requests = 0.95 * available / (per_token * f(b.input + b.output)).max(1e-12);
+    if requests.is_nan() || requests < 1.0 {
+        return settle(default_bs, default_tokens);
+    }
+    let raw_bs = requests.min(4096.0) / f(b.pp.max(1));
+    let raw_tokens = (raw_bs * (1.0 + f(b.input) / f(b.output.max(1)))).min(32768.0);
+    let up = |x: f64, to: f64| (x / to).ceil() * to;
+    let bs = if raw_bs < 256.0 {
+        up(raw_bs, 32.0).max(64.0)
+    } else if raw_bs < 1024.0 {
+        up(raw_bs, 128.0)
+    } else {
+        up(raw_bs, 256.0)
+    };
+    let tokens = if raw_tokens < 4096.0 {
+        up(raw_tokens, 256.0).max(2048.0)
+    } else if raw_tokens < 8192.0 {
+        up(raw_tokens, 512.0)
+    } else {
+        up(raw_tokens, 1024.0)
+    };
+    // OK because: both are rounded, positive and at most a few thousand.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    settle(bs as u64, tokens as u64)
+}
+
+#[cfg(all(test, feature = "bundled"))]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+
+    fn run(model: &str, gpu: &str, format: WeightFormat, tp: u64, io: (u64, u64)) -> (u64, u64) {
+        let cat = Catalog::bundled();
+        let arch = cat.model(model).unwrap().model.arch().unwrap();
+        let g = cat.gpus.iter().find(|g| g.id == gpu).unwrap();
+        settings(&BenchRun {
+            arch: &arch,
+            format,
+            kv_fp8: true,
+            tp,
+            pp: 1,
+            input: io.0,
+            output: io.1,
+            device_bytes: g.usable_bytes(),
+            pytorch: true,
+        })
+    }
+
+    #[test]
+    fn settings_by_hand() {
+        let h100 = Catalog::bundled().gpu("h100-sxm").unwrap().usable_bytes();
+        let gib = f64::from(1u32 << 30);
+        // Llama 3.1 8B FP8 on one H100, 128/2048: 2 × 32 layers × 8 KV heads × 128 × 1 B =
+        // 65,536 B per token; 0.95 × (H100 − 8.03e9 B) / (65,536 B × 2,176) requests.
+        let req =
+            0.95 * (crate::units::real(h100) - 8_030_261_248.0) / gib / (65_536.0 / gib * 2176.0);
+        assert!((500.0..520.0).contains(&req), "{req}");
+        // ≈ 513 → rounded up to 128s: 640; tokens 513 × (1 + 128/2048) ≈ 545 → at least
+        // 2048 (and 128 + 640 = 768 is less).
+        assert_eq!(
+            run(
+                "llama-3.1-8b",
+                "h100-sxm",
+                WeightFormat::Fp8,
+                1,
+                (128, 2048)
+            ),
+            (640, 2048)
+        );
+        // 128/128: the requests pass 4096, the cap; tokens 4096 × 2 = 8192.
+        assert_eq!(
+            run("llama-3.1-8b", "h100-sxm", WeightFormat::Fp8, 1, (128, 128)),
+            (4096, 8192)
+        );
+        // A long prompt without chunked prefill: at least the prompt plus the batch.
+        let (bs, tokens) = run(
+            "llama-3.1-8b",
+            "h100-sxm",
+            WeightFormat::Fp8,
+            1,
+            (20000, 2000),
+        );
+        assert!(tokens >= 20000 + bs, "{bs} {tokens}");
+        // DeepSeek R1 (MLA) at NVFP4 on 8 × B200, 1000/1000: its config's 128 KV heads of
+        // 7168 / 128 = 56 count 2 × 61 × 128 × 56 B = 874,496 B per token, and the packed
+        // checkpoint ~671e9 / 2 elements at half a byte: ~744 requests → 768.
+        assert_eq!(
+            run("deepseek-r1", "b200", WeightFormat::Nvfp4, 8, (1000, 1000)).0,
+            768
+        );
+        // MXFP4 is not among the tuned formats: the defaults (tokens raised to hold a prompt
+        // and the batch).
+        assert_eq!(
+            run(
+                "gpt-oss-120b",
+                "h100-sxm",
+                WeightFormat::Mxfp4Experts,
+                1,
+                (1000, 1000)
+            ),
+            (2048, 8192)
+        );
+    }
+}
