@@ -201,7 +201,7 @@ pub fn markdown(r: &SpeedReport, k: &Constants) -> String {
     let _ = writeln!(
         s,
         "{} measurements compared ({} fitted on; {} whose source leaves open the column's definition or the network between nodes are shown, not fitted); {} rows skipped (reasons below). \
-Predictions are output tokens/s of the whole layout. *In-sample* uses the shipped constants (`serving::FITTED`, fitted on every row); \
+Predictions are output tokens/s of the whole layout; a trtllm-bench run that names no scheduler limits runs at those the tool derives from the model, GPU and lengths (`accuracy/trtllm_bench.rs`). *In-sample* uses the shipped constants (`serving::FITTED`, fitted on every row); \
 *leave-one-GPU-out* refits the constants without any row of that GPU and predicts its rows; *leave-one-model-out* does the same per model. \
 The app's speed bands are the 10th–90th percentiles per engine of the leave-one-GPU-out errors pooled with those on the GPUs outside the calibration set (below).\n",
         r.cases.len(),
