@@ -373,6 +373,11 @@ fn gpu_for(cat: &Catalog, raw: &str) -> Option<String> {
     Some(id.to_string())
 }
 
+/// Whether a TensorRT-LLM row ran its PyTorch backend (v0.19 on), not a TensorRT engine.
+fn pytorch_backend(notes: &str) -> bool {
+    notes.contains("PyTorch") || notes.contains("pytorch")
+}
+
 fn layout(notes: &str, tp_col: Option<f64>) -> Option<(u64, u64)> {
     if let Some(tp) = num_after(notes, "TP") {
         let pp = notes
@@ -543,8 +548,8 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
                     pp,
                     input,
                     output,
-                    device_bytes: gpu.usable_bytes(),
-                    pytorch: notes.contains("PyTorch") || notes.contains("pytorch"),
+                    device_bytes: gpu.smi_total_bytes(),
+                    pytorch: pytorch_backend(notes),
                 });
                 // Per micro-batch: `pp` of them in flight.
                 s.flags.max_num_seqs = Some(bs * pp);
@@ -560,6 +565,11 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
             Some(n) => Replica::data_parallel_attention(&s, gpu, &e, n),
             None => Replica::of(&s, gpu, &e),
         };
+        // A TensorRT engine (before the PyTorch backend) built without
+        // `max_attention_window_size` attends over the whole sequence.
+        if engine == Engine::TrtLlm && !pytorch_backend(notes) {
+            replica = replica.attending_whole_sequence();
+        }
         let eager = notes.contains("CUDA graphs unintentionally OFF");
         replica.cuda_graphs = !eager;
         // Ray across nodes, or across pods of one node: containers whose GPUs NCCL reaches

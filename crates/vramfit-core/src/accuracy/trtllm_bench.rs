@@ -35,17 +35,29 @@ pub struct BenchRun<'a> {
 /// through `bench/build/build.py` `get_benchmark_engine_settings`; the PyTorch backend's
 /// `bench/benchmark/utils/general.py` `get_settings`):
 /// - the requests the KV cache holds at the dataset's mean lengths, from its own estimate:
-///   `0.95 × (GPUs × device memory − parameters × bytes per element)` over
-///   `2 × layers × max(TP, KV heads) × head size × KV bytes × (ISL + OSL)`, where the
-///   parameter count is the checkpoint's safetensors element count (NVFP4 packs two values
-///   per byte, so half the parameters at half a byte) and the head size is `head_dim` or
+///   `f × (GPUs × device memory − parameters × bytes per element)` over
+///   `2 × layers × max(TP, KV heads) × head size × KV bytes × (ISL + OSL)`, where the device
+///   memory is NVML's total (nvidia-smi's, in GiB), `f` the run's
+///   `--kv_cache_free_gpu_mem_fraction` (0.95 "in many cases" in the perf overviews, which
+///   name no other), the parameter count the checkpoint's safetensors element count (NVFP4
+///   packs two values a byte: about half the parameters, at half a byte each; scales and
+///   unquantized tables, a few percent, are left out; TensorRT-LLM PR #13498, April 2026,
+///   later counted real bytes, after every run here), and the head size `head_dim` or
 ///   `hidden / heads` (so MLA models count 128 heads of 56);
 /// - `raw_bs = min(requests, 4096) / PP`, `raw_tokens = min(raw_bs × (1 + ISL/OSL), 32768)`,
 ///   each rounded up (batch: to 32 under 256, at least 64; to 128 under 1024; else to 256;
 ///   tokens: at least 2048, to 256 under 4096, to 512 under 8192, else to 1024);
 /// - formats outside its tuned list (MXFP4, INT4) keep the defaults, 2048 and 8192;
 /// - without chunked prefill the PyTorch backend raises `max_num_tokens` to the longest
-///   prompt plus the batch.
+///   prompt plus the batch; a TensorRT engine keeps the tuned value and chunks longer
+///   prompts (the runs with prompts past it completed).
+///
+/// Under attention data parallelism the limit is each rank's, estimated as above for all the
+/// GPUs (as the tool did before PR #13498). Not reproduced: revisions of `tuning.py` before
+/// NVFP4 support, which counted the weights in decimal GB at one byte for FP8 and two
+/// otherwise; no stored revision ties that code to a release, so the v0.14/v0.15 rows use
+/// the later code, whose weights come out 7 % lighter (GiB, not GB): a larger limit where
+/// weights fill most of the GPUs.
 #[must_use]
 pub fn settings(b: &BenchRun) -> (u64, u64) {
     use crate::units::real as f;
@@ -57,7 +69,7 @@ pub fn settings(b: &BenchRun) -> (u64, u64) {
         if b.pytorch {
             (bs, tokens.max(b.input + bs))
         } else {
-            (bs, tokens.max(b.input))
+            (bs, tokens)
         }
     };
     let (elem, count) = match b.format {
@@ -121,14 +133,17 @@ mod tests {
             pp: 1,
             input: io.0,
             output: io.1,
-            device_bytes: g.usable_bytes(),
+            device_bytes: g.smi_total_bytes(),
             pytorch: true,
         })
     }
 
     #[test]
     fn settings_by_hand() {
-        let h100 = Catalog::bundled().gpu("h100-sxm").unwrap().usable_bytes();
+        let h100 = Catalog::bundled()
+            .gpu("h100-sxm")
+            .unwrap()
+            .smi_total_bytes();
         let gib = f64::from(1u32 << 30);
         // Llama 3.1 8B FP8 on one H100, 128/2048: 2 × 32 layers × 8 KV heads × 128 × 1 B =
         // 65,536 B per token; 0.95 × (H100 − 8.03e9 B) / (65,536 B × 2,176) requests.

@@ -77,27 +77,17 @@ pub fn layout_gpus(s: &crate::sizing::Scenario) -> u64 {
 /// The layers of the busiest (first) stage of `pp` by attention kind: (full-attention layers,
 /// sliding-window layers, the widest window). Sliding and chunked layers read and hold at most
 /// their window, whatever the engine's memory accounting (vLLM's hybrid allocator,
-/// TensorRT-LLM's variable-window KV pools). TensorRT-LLM (`trt`) attends over the whole
-/// sequence unless `max_attention_window_size` is set (examples/llama/README.md: "Run Mistral
-/// 7B fp16 inference with sliding window/cache size 4096 … --max_attention_window_size=4096"),
-/// and trtllm-bench sets none: one window for every layer, the config's (Mistral 7B v0.1), is
-/// full attention there. Windows that differ by layer (Gemma 2/3, gpt-oss) are the engine's
-/// variable-window KV pools.
-pub(super) fn attention_layers(m: &crate::model::ModelArch, pp: u64, trt: bool) -> (u64, u64, u64) {
+/// TensorRT-LLM's variable-window KV pools and its PyTorch backend's per-model windows,
+/// `_torch/models/modeling_mistral.py` `attention_window_size`).
+pub(super) fn attention_layers(m: &crate::model::ModelArch, pp: u64) -> (u64, u64, u64) {
     use crate::model::LayerAttention as LA;
     let (mut full_layers, mut window_layers, mut window) = (0, 0, 0);
-    let uniform = trt
-        && m.layer_attention
-            .windows(2)
-            .all(|w| matches!(w, [LA::Sliding { window: a }, LA::Sliding { window: b }] if a == b))
-        && matches!(m.layer_attention.first(), Some(LA::Sliding { .. }));
     let stage = usize::try_from(m.layers.div_ceil(pp)).unwrap_or(usize::MAX);
     for (i, a) in m.layer_attention.iter().take(stage).enumerate() {
         if m.shares_kv(u64::try_from(i).unwrap_or(u64::MAX)) {
             continue;
         }
         match a {
-            LA::Sliding { .. } if uniform => full_layers += 1,
             LA::Sliding { window: w } => {
                 window_layers += 1;
                 window = window.max(*w);
@@ -115,4 +105,27 @@ pub(super) fn attention_layers(m: &crate::model::ModelArch, pp: u64, trt: bool) 
         full_layers = m.layers.div_ceil(pp);
     }
     (full_layers, window_layers, window)
+}
+
+impl Replica {
+    /// The same replica attending over the whole sequence where one window covers every
+    /// layer (Mistral 7B v0.1): TensorRT-LLM's TensorRT engines attend over the whole
+    /// sequence unless built with `max_attention_window_size` (examples/llama/README.md:
+    /// "Run Mistral 7B fp16 inference with sliding window/cache size 4096 …
+    /// --max_attention_window_size=4096"), and trtllm-bench builds with none. Models whose
+    /// windows differ by layer (Gemma 2/3, gpt-oss) keep them (variable-window KV pools).
+    #[must_use]
+    pub fn attending_whole_sequence(self) -> Self {
+        if self.kv_full_per_token > 0.0 || self.kv_window_per_token <= 0.0 {
+            return self;
+        }
+        Self {
+            kv_full_per_token: self.kv_window_per_token,
+            kv_window_per_token: 0.0,
+            attn_full_flops: self.attn_full_flops + self.attn_window_flops,
+            attn_window_flops: 0.0,
+            window: 0.0,
+            ..self
+        }
+    }
 }

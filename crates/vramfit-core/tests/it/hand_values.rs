@@ -795,32 +795,36 @@ fn falcon_ties_its_lm_head_as_vllm_loads_it() {
 }
 
 #[test]
-fn one_config_wide_window_is_full_attention_under_tensorrt_llm_only() {
+fn one_config_wide_window_is_full_attention_in_a_tensorrt_engine() {
     use vramfit_core::serving::Replica;
     // Mistral 7B v0.1: sliding_window 4096 on all 32 layers, 8 KV heads × 128 × 2 (K, V) ×
-    // 2 B = 4,096 B per layer per token. vLLM reads at most the window; TensorRT-LLM attends
-    // over the whole sequence unless `max_attention_window_size` is set, and its benchmark sets
-    // none, so every layer is a full-attention layer there.
+    // 2 B = 4,096 B per layer per token. vLLM and TensorRT-LLM's PyTorch backend read at most
+    // the window; a TensorRT engine built without `max_attention_window_size` (trtllm-bench
+    // builds with none) attends over the whole sequence.
     let cat = Catalog::bundled();
     let h100 = cat.gpu("h100-sxm").unwrap();
     let mut s = scen("mistral-7b-v0.1", 1);
-    let e = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
-    let v = Replica::of(&s, h100, &e);
-    assert_eq!(
-        (v.kv_full_per_token, v.kv_window_per_token, v.window),
-        (0.0, 131_072.0, 4096.0)
-    );
     s.flags.engine = Engine::TrtLlm;
     let e = estimate_bytes(&s, (79.19 * GIB as f64) as u64);
-    let t = Replica::of(&s, h100, &e);
+    let r = Replica::of(&s, h100, &e);
     assert_eq!(
-        (t.kv_full_per_token, t.kv_window_per_token),
-        (131_072.0, 0.0)
+        (r.kv_full_per_token, r.kv_window_per_token, r.window),
+        (0.0, 131_072.0, 4096.0)
     );
+    let whole = r.attending_whole_sequence();
+    assert_eq!(
+        (
+            whole.kv_full_per_token,
+            whole.kv_window_per_token,
+            whole.window
+        ),
+        (131_072.0, 0.0, 0.0)
+    );
+    assert_eq!(whole.attn_full_flops, r.attn_window_flops);
     // Gemma 2 alternates 4,096-token windows with global layers: the engine's
-    // variable-window pools keep the windows under TensorRT-LLM too.
-    let mut g = scen("gemma-2-9b", 1);
-    g.flags.engine = Engine::TrtLlm;
+    // variable-window pools keep the windows.
+    let g = scen("gemma-2-9b", 1);
     let e = estimate_bytes(&g, (79.19 * GIB as f64) as u64);
-    assert!(Replica::of(&g, h100, &e).kv_window_per_token > 0.0);
+    let r = Replica::of(&g, h100, &e);
+    assert_eq!(r.attending_whole_sequence(), r);
 }
