@@ -14,6 +14,18 @@ WBG_VERSION="$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); 
 log() { printf '[setup] %s\n' "$*"; }
 
 # 1. Rust toolchain and wasm target (rust-toolchain.toml pins both).
+# The pin names a version ("1.95.0"); the machine's one toolchain is installed as "stable".
+# Where that stable is the pinned version, it is registered under the pin's name too, so
+# that rustup uses it instead of fetching a second copy (`+stable` and `toolchain list`
+# select or list without installing).
+PIN="$(sed -n 's/^channel = "\(.*\)"$/\1/p' rust-toolchain.toml)"
+if ! rustup toolchain list 2>/dev/null | grep -q "^$PIN-" \
+  && [ "$(rustc +stable --version 2>/dev/null | awk '{print $2}')" = "$PIN" ]; then
+  HOST="$(rustc +stable -vV | sed -n 's/^host: //p')"
+  TOOLCHAINS="${RUSTUP_HOME:-$HOME/.rustup}/toolchains"
+  log "registering the installed stable ($PIN) as toolchain $PIN"
+  ln -s "$TOOLCHAINS/stable-$HOST" "$TOOLCHAINS/$PIN-$HOST"
+fi
 if ! rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$'; then
   log "adding wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
