@@ -108,9 +108,9 @@ pub struct Constants {
 /// more than 0.002 (see [`crate::accuracy::speed`]).
 ///
 /// Read as physics: weights stream at 72 % of datasheet HBM bandwidth and paged KV at 74 %;
-/// 16-bit GEMMs reach 69 % of dense tensor peak, 8-bit 66 %, FP4 42 %, half of that at 120
-/// tokens per GEMM; an all-reduce reaches 45 % of the per-direction link bandwidth; each
-/// layer costs 81 µs per step outside the GEMMs with CUDA graphs (11 µs more without); each
+/// 16-bit GEMMs reach 69 % of dense tensor peak, 8-bit 68 %, FP4 42 %, half of that at 120
+/// tokens per GEMM; an all-reduce reaches 44 % of the per-direction link bandwidth; each
+/// layer costs 81 µs per step outside the GEMMs with CUDA graphs (13 µs more without); each
 /// running request 7 µs of CPU per step. In DEP layouts the expert work and the all-to-all
 /// take 3.0× their uniform-routing time (the bound of the fit): more than routing imbalance alone (1.2–1.5× in
 /// DeepSeek's EPLB notes), so the factor also carries the attention ranks' step
@@ -119,10 +119,10 @@ pub const FITTED: Constants = Constants {
     eta_bw: 0.72,
     eta_kv: 0.74,
     eta_gemm16: 0.69,
-    eta_gemm8: 0.66,
+    eta_gemm8: 0.68,
     eta_gemm4: 0.42,
-    eta_link: 0.45,
-    eager_layer_s: 11e-6,
+    eta_link: 0.44,
+    eager_layer_s: 13e-6,
     per_seq_s: 7.0e-6,
     gemm_half_tokens: 120.0,
     layer_s: 81e-6,

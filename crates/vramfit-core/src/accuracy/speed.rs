@@ -373,6 +373,12 @@ fn gpu_for(cat: &Catalog, raw: &str) -> Option<String> {
     Some(id.to_string())
 }
 
+/// Whether the row's document is of a TensorRT-LLM release before NVFP4 (v0.14, v0.15), whose
+/// trtllm-bench sized engines with the earlier tuning code ([`super::trtllm_bench`]).
+fn before_nvfp4(source: &str) -> bool {
+    source.contains("generated using version 0.15.0") || source.contains("TensorRT-LLM v0.14.0")
+}
+
 /// Whether a TensorRT-LLM row ran its PyTorch backend (v0.19 on), not a TensorRT engine.
 fn pytorch_backend(notes: &str) -> bool {
     notes.contains("PyTorch") || notes.contains("pytorch")
@@ -550,6 +556,7 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
                     output,
                     device_bytes: gpu.smi_total_bytes(),
                     pytorch: pytorch_backend(notes),
+                    before_nvfp4: before_nvfp4(r.get("source")),
                 });
                 // Per micro-batch: `pp` of them in flight.
                 s.flags.max_num_seqs = Some(bs * pp);
