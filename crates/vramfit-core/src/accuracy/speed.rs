@@ -732,7 +732,25 @@ pub fn speedups(cs: &[Case], pred: &[f64]) -> Vec<(usize, usize, f64, f64)> {
 
 #[cfg(test)]
 mod tests {
-    use super::{count_before, layout, names_network};
+    use super::{before_nvfp4, count_before, layout, names_network, pytorch_backend};
+
+    #[test]
+    fn the_tuning_code_follows_the_release() {
+        // The calibration set's sources, as written there: v0.14 and v0.15 sized engines with
+        // the tuning code from before NVFP4; v0.17 and later with the later code.
+        assert!(before_nvfp4("github:NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md (v0.15.0 revision: 'All data in the table below was generated using version 0.15.0'; store file id 5939417815)"));
+        assert!(before_nvfp4("github:arthurrasmusson/TensorRT-LLM docs/source/performance/perf-overview.md @e00d4e65 (copy of NVIDIA/TensorRT-LLM perf overview; data generated with TensorRT-LLM v0.14.0)"));
+        assert!(!before_nvfp4("github:NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md @258c7540 ('All data in the table below was generated using version 0.17')"));
+        assert!(!before_nvfp4("github:NVIDIA/TensorRT-LLM docs/source/developer-guide/perf-overview.md @03e27c7d (1.1-era revision, per-GPU units)"));
+        // The PyTorch backend: v0.19 on ("--backend pytorch"), and the 1.x "(PyTorch backend)".
+        assert!(pytorch_backend(
+            "TensorRT-LLM 1.1-era (PyTorch backend) trtllm-bench throughput"
+        ));
+        assert!(pytorch_backend("trtllm-bench throughput --backend pytorch"));
+        assert!(!pytorch_backend(
+            "TensorRT-LLM v0.15.0; trtllm-bench build --quantization FP8"
+        ));
+    }
 
     #[test]
     fn a_layout_is_the_first_tp_with_a_number() {
