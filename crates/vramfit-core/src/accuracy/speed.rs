@@ -541,27 +541,30 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         }
         s.flags.max_num_seqs = num_after(notes, "max_num_seqs=");
         s.flags.max_num_batched_tokens = num_after(notes, "max_num_batched_tokens=");
-        if engine == Engine::TrtLlm {
-            // trtllm-bench sizes max_num_tokens to hold a whole prompt (bench/build/tuning.py).
+        if engine == Engine::TrtLlm
+            && notes.contains("trtllm-bench")
+            && s.flags.max_num_seqs.is_none()
+        {
+            let (bs, tokens) = super::trtllm_bench::settings(&super::trtllm_bench::BenchRun {
+                arch: &s.model,
+                format,
+                kv_fp8: kv_dtype == KvDtype::Fp8,
+                tp,
+                pp,
+                input,
+                output,
+                device_bytes: gpu.smi_total_bytes(),
+                pytorch: pytorch_backend(notes),
+                before_nvfp4: before_nvfp4(r.get("source")),
+            });
+            // Per micro-batch: `pp` of them in flight.
+            s.flags.max_num_seqs = Some(bs * pp);
+            s.flags.max_num_batched_tokens = Some(tokens * pp);
+        } else if engine == Engine::TrtLlm {
+            // The older benchmarks (gptSessionBenchmark's static batches) run whole prompts:
+            // a token budget that holds one.
             s.flags.max_num_batched_tokens =
                 Some(crate::serving::TRTLLM_MAX_NUM_TOKENS.max(input.next_power_of_two()));
-            if notes.contains("trtllm-bench") && s.flags.max_num_seqs.is_none() {
-                let (bs, tokens) = super::trtllm_bench::settings(&super::trtllm_bench::BenchRun {
-                    arch: &s.model,
-                    format,
-                    kv_fp8: kv_dtype == KvDtype::Fp8,
-                    tp,
-                    pp,
-                    input,
-                    output,
-                    device_bytes: gpu.smi_total_bytes(),
-                    pytorch: pytorch_backend(notes),
-                    before_nvfp4: before_nvfp4(r.get("source")),
-                });
-                // Per micro-batch: `pp` of them in flight.
-                s.flags.max_num_seqs = Some(bs * pp);
-                s.flags.max_num_batched_tokens = Some(tokens * pp);
-            }
         }
         s.workload.prompt_tokens = input;
         s.workload.output_tokens = output;

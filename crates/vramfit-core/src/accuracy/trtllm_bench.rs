@@ -106,21 +106,25 @@ pub fn settings(b: &BenchRun) -> (u64, u64) {
     }
     let raw_bs = requests.min(4096.0) / f(b.pp.max(1));
     let raw_tokens = (raw_bs * (1.0 + f(b.input) / f(b.output.max(1)))).min(32768.0);
-    let up = |x: f64, to: f64| (x / to).ceil() * to;
-    let bs = if raw_bs < 256.0 {
-        up(raw_bs, 32.0).max(64.0)
-    } else if raw_bs < 1024.0 {
-        up(raw_bs, 128.0)
-    } else {
-        up(raw_bs, 256.0)
+    // Rounded up to the step of the first band below whose bound `x` falls (the tool's
+    // floors only ever apply in its first band).
+    let ladder = |x: f64, bands: [(f64, f64); 3], floor: f64| {
+        let step = bands
+            .iter()
+            .find(|(below, _)| x < *below)
+            .map_or(1.0, |b| b.1);
+        ((x / step).ceil() * step).max(floor)
     };
-    let tokens = if raw_tokens < 4096.0 {
-        up(raw_tokens, 256.0).max(2048.0)
-    } else if raw_tokens < 8192.0 {
-        up(raw_tokens, 512.0)
-    } else {
-        up(raw_tokens, 1024.0)
-    };
+    let bs = ladder(
+        raw_bs,
+        [(256.0, 32.0), (1024.0, 128.0), (f64::INFINITY, 256.0)],
+        64.0,
+    );
+    let tokens = ladder(
+        raw_tokens,
+        [(4096.0, 256.0), (8192.0, 512.0), (f64::INFINITY, 1024.0)],
+        2048.0,
+    );
     // OK because: both are rounded, positive and at most a few thousand.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     settle(bs as u64, tokens as u64)

@@ -1,6 +1,7 @@
 //! Replicas laid out another way than [`Replica::of`] builds them: attention data-parallel
-//! over the experts (DEP), and the same replica over another link; and whether a layout
-//! spans nodes ([`spans_nodes`]).
+//! over the experts (DEP), the same replica attending over the whole sequence, and over
+//! another link; the layers of a stage by attention kind; and whether a layout spans nodes
+//! ([`spans_nodes`]).
 
 use super::Replica;
 use crate::units::real as f;
@@ -41,6 +42,27 @@ impl Replica {
             tp: 1.0,
             dp: f(n),
             ..split
+        }
+    }
+
+    /// The same replica attending over the whole sequence where one window covers every
+    /// layer (Mistral 7B v0.1): TensorRT-LLM's TensorRT engines attend over the whole
+    /// sequence unless built with `max_attention_window_size` (examples/llama/README.md:
+    /// "Run Mistral 7B fp16 inference with sliding window/cache size 4096 …
+    /// --max_attention_window_size=4096"), and trtllm-bench builds with none. Models whose
+    /// windows differ by layer (Gemma 2/3, gpt-oss) keep them (variable-window KV pools).
+    #[must_use]
+    pub fn attending_whole_sequence(self) -> Self {
+        if self.kv_full_per_token > 0.0 || self.kv_window_per_token <= 0.0 {
+            return self;
+        }
+        Self {
+            kv_full_per_token: self.kv_window_per_token,
+            kv_window_per_token: 0.0,
+            attn_full_flops: self.attn_full_flops + self.attn_window_flops,
+            attn_window_flops: 0.0,
+            window: 0.0,
+            ..self
         }
     }
 
@@ -105,27 +127,4 @@ pub(super) fn attention_layers(m: &crate::model::ModelArch, pp: u64) -> (u64, u6
         full_layers = m.layers.div_ceil(pp);
     }
     (full_layers, window_layers, window)
-}
-
-impl Replica {
-    /// The same replica attending over the whole sequence where one window covers every
-    /// layer (Mistral 7B v0.1): TensorRT-LLM's TensorRT engines attend over the whole
-    /// sequence unless built with `max_attention_window_size` (examples/llama/README.md:
-    /// "Run Mistral 7B fp16 inference with sliding window/cache size 4096 …
-    /// --max_attention_window_size=4096"), and trtllm-bench builds with none. Models whose
-    /// windows differ by layer (Gemma 2/3, gpt-oss) keep them (variable-window KV pools).
-    #[must_use]
-    pub fn attending_whole_sequence(self) -> Self {
-        if self.kv_full_per_token > 0.0 || self.kv_window_per_token <= 0.0 {
-            return self;
-        }
-        Self {
-            kv_full_per_token: self.kv_window_per_token,
-            kv_window_per_token: 0.0,
-            attn_full_flops: self.attn_full_flops + self.attn_window_flops,
-            attn_window_flops: 0.0,
-            window: 0.0,
-            ..self
-        }
-    }
 }

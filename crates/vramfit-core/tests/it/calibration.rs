@@ -76,25 +76,14 @@ fn throughput_in_sample_matches_published_tables() {
         cases.len(),
         skipped.len()
     );
-    let errs: Vec<f64> = cases
-        .iter()
-        .filter(|c| c.fitted())
-        .map(|c| (speed::predict(c, &FITTED) - c.measured) / c.measured)
-        .collect();
-    let s = Summary::of(&errs);
+    let pred: Vec<f64> = cases.iter().map(|c| speed::predict(c, &FITTED)).collect();
+    let s = Summary::of(&speed::signed_errors(&cases, &pred, |_| true));
     println!("in-sample tokens/s: {s}");
     assert!(s.median <= 0.10 && s.p90 <= 0.32, "{s}");
     // Six GPU types from three generations and two vendors are fitted on (the runs across
     // nodes add an A100 40GB, shown, not fitted).
-    let mut gpus: Vec<&str> = cases
-        .iter()
-        .filter(|c| c.fitted())
-        .map(|c| c.gpu.as_str())
-        .collect();
-    gpus.sort_unstable();
-    gpus.dedup();
     assert_eq!(
-        gpus,
+        speed::fitted_gpus(&cases),
         [
             "a100-80gb-sxm",
             "b200",
