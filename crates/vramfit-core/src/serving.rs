@@ -14,7 +14,11 @@
 //! its whole `input + output` are free, so a request reserves its full length.
 //!
 //! In steady state with `d` requests decoding, `d / output` requests finish per step and as
-//! many start, so each step also prefills `p = d × input × (1 − prefix hit) / output` tokens.
+//! many start, so each step also prefills `p = d × input × (1 − prefix hit) / output` tokens
+//! on average. A prompt runs whole (in budget-sized chunks) in the step that admits it, so
+//! when fewer than one chunk arrives per step the mean step is the decode-only step and,
+//! in that fraction of steps, the step with a chunk (`at`), not a thin slice of prompt in
+//! every step.
 //! The concurrency the engine sustains is the smallest of
 //! - the KV pool over a request's mean footprint: `input + output / 2` tokens (plus half a
 //!   block) when blocks come on demand, `input + output` rounded up to blocks when reserved;
@@ -51,11 +55,22 @@
 //! more of them without CUDA graphs, plus CPU time per running request (scheduling, sampling,
 //! detokenizing). A per-step constant on top of those fitted to zero, so there is none.
 //!
-//! GEMM efficiency grows with the tokens a GEMM holds (tile occupancy): `η × n / (n + n½)`
-//! where `n` is the tokens per step for dense layers and the tokens per expert for MoE
-//! layers (uniform routing), so a 128-expert MoE at 2,048 tokens per step runs its experts
-//! at 128 tokens each, far from peak (the effect behind DeepSeek's and Qwen3-MoE's
-//! expert-parallel kernels; "MegaBlocks", Gale et al. 2023, §2).
+//! GEMM efficiency grows with the tokens a GEMM holds (tile occupancy):
+//! `η × (n + 16) / (n + 16 + n½)` where `n` is the tokens per step for dense layers and the
+//! tokens per expert for MoE layers (uniform routing), so a 128-expert MoE at 2,048 tokens
+//! per step runs its experts at 128 tokens each, far from peak (the effect behind
+//! DeepSeek's and Qwen3-MoE's expert-parallel kernels; "MegaBlocks", Gale et al. 2023, §2).
+//! Read as work, a GEMM of `n` tokens costs `2 × params × n × (1 + n½ / (n + 16))` FLOPs at
+//! the fitted efficiency: at large `n` a fixed `n½` tokens' worth (tile and wave
+//! quantization), at small `n` at most `n½ / 16` tokens' worth (10 at the fit), because
+//! the smallest tensor-core tile is 16 rows (PTX ISA, `mma.m16n8k16`) and engines run skinny
+//! batches through kernels built for them (Marlin's 16-row tiles, near its ideal 4× up to
+//! batch 16–32: Frantar et al., "MARLIN", 2024, abstract; llama.cpp's `mul_mat_vec_q` up to
+//! 8 tokens, `ggml-cuda/mmvq.cuh` `MMVQ_MAX_BATCH_SIZE`). Without the 16, one token cost
+//! `n½ + 1` tokens of FLOPs (121 at that fit), which made single-stream decode compute-bound
+//! on GPUs with few FLOP/s per byte of bandwidth (RTX 3090: 71 TFLOP/s at 936 GB/s; Apple M2
+//! Ultra: 27 at 800), so a 4-bit model decoded no faster than a 16-bit one there
+//! (`tests/it/single_stream.rs`).
 //!
 //! Tokens/s in total are `d / ITL`. TTFT is the prompt's chunks at what the token budget
 //! leaves after the decodes, plus half a step of waiting, plus any queue.
@@ -68,135 +83,6 @@
 
 use crate::units::real as f;
 use serde::Serialize;
-
-/// The efficiency factors and overheads of the step-time model.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Constants {
-    /// Fraction of datasheet HBM bandwidth reached streaming weights.
-    pub eta_bw: f64,
-    /// Fraction of datasheet HBM bandwidth reached reading paged KV blocks.
-    pub eta_kv: f64,
-    /// Fraction of dense 16-bit tensor FLOP/s reached by the GEMMs.
-    pub eta_gemm16: f64,
-    /// Fraction of dense 8-bit tensor FLOP/s reached by FP8/INT8 GEMMs.
-    pub eta_gemm8: f64,
-    /// Fraction of dense 4-bit tensor FLOP/s reached by FP4 GEMMs.
-    pub eta_gemm4: f64,
-    /// Fraction of link bandwidth an all-reduce reaches.
-    pub eta_link: f64,
-    /// Extra launch time per layer per step without CUDA graphs, seconds.
-    pub eager_layer_s: f64,
-    /// Gaps between a layer's kernels per step with CUDA graphs (kernel tails, norms,
-    /// activation and rotary kernels the GEMM roofline leaves out), seconds.
-    pub layer_s: f64,
-    /// Scheduler, sampler and detokenizer CPU time per running request per step, seconds.
-    pub per_seq_s: f64,
-    /// Expert-parallel load imbalance: the busiest rank's share of routed tokens over the mean
-    /// (routing is not uniform, and every rank waits for the busiest at each all-to-all;
-    /// DeepSeek-V3 report §3.2 on redundant experts, EPLB). Applies to DEP layouts only.
-    pub ep_imbalance: f64,
-    /// Tokens per GEMM at which it reaches half its peak efficiency (tile occupancy: a
-    /// GEMM of `n` tokens runs at `η × n / (n + n½)`; for MoE `n` is the tokens per expert).
-    pub gemm_half_tokens: f64,
-}
-
-/// The shipped constants: the fit on every usable throughput row of the calibration set
-/// (1,760 rows: TensorRT-LLM max-load and request-rate tables on H100, B200, GB200, A100 and
-/// L40S, TP, PP and DEP layouts, each run at the scheduler limits trtllm-bench gave it
-/// ([`crate::accuracy::trtllm_bench`]); vLLM on MI300X and A100), rounded to two figures.
-/// `vramfit accuracy --check` refits them and fails when a refit would lower the loss by
-/// more than 0.002 (see [`crate::accuracy::speed`]).
-///
-/// Read as physics: weights stream at 72 % of datasheet HBM bandwidth and paged KV at 74 %;
-/// 16-bit GEMMs reach 69 % of dense tensor peak, 8-bit 68 %, FP4 42 %, half of that at 120
-/// tokens per GEMM; an all-reduce reaches 44 % of the per-direction link bandwidth; each
-/// layer costs 81 µs per step outside the GEMMs with CUDA graphs (13 µs more without); each
-/// running request 7 µs of CPU per step. In DEP layouts the expert work and the all-to-all
-/// take 3.0× their uniform-routing time (the bound of the fit): more than routing imbalance alone (1.2–1.5× in
-/// DeepSeek's EPLB notes), so the factor also carries the attention ranks' step
-/// synchronisation, which the model does not separate (70 rows, B200/GB200/H100).
-pub const FITTED: Constants = Constants {
-    eta_bw: 0.72,
-    eta_kv: 0.74,
-    eta_gemm16: 0.69,
-    eta_gemm8: 0.68,
-    eta_gemm4: 0.42,
-    eta_link: 0.44,
-    eager_layer_s: 13e-6,
-    per_seq_s: 7.0e-6,
-    gemm_half_tokens: 120.0,
-    layer_s: 81e-6,
-    ep_imbalance: 3.0,
-};
-
-impl Constants {
-    /// Number of fitted parameters.
-    pub const LEN: usize = 11;
-    /// Names, in the order of [`Constants::to_array`].
-    pub const NAMES: [&'static str; Self::LEN] = [
-        "eta_bw",
-        "eta_kv",
-        "eta_gemm16",
-        "eta_gemm8",
-        "eta_gemm4",
-        "eta_link",
-        "eager_layer_s",
-        "per_seq_s",
-        "gemm_half_tokens",
-        "layer_s",
-        "ep_imbalance",
-    ];
-    /// Bounds each constant is fitted within (physical ranges).
-    pub const BOUNDS: [(f64, f64); Self::LEN] = [
-        (0.3, 0.95),
-        (0.05, 0.95),
-        (0.1, 0.95),
-        (0.1, 0.95),
-        (0.05, 0.95),
-        (0.2, 0.95),
-        (1e-6, 2e-4),
-        (0.0, 2e-5),
-        (1.0, 512.0),
-        (1e-7, 2e-4),
-        (1.0, 3.0),
-    ];
-
-    /// As an array (for fitting).
-    #[must_use]
-    pub fn to_array(self) -> [f64; Self::LEN] {
-        [
-            self.eta_bw,
-            self.eta_kv,
-            self.eta_gemm16,
-            self.eta_gemm8,
-            self.eta_gemm4,
-            self.eta_link,
-            self.eager_layer_s,
-            self.per_seq_s,
-            self.gemm_half_tokens,
-            self.layer_s,
-            self.ep_imbalance,
-        ]
-    }
-
-    /// From an array in [`Constants::NAMES`] order.
-    #[must_use]
-    pub fn from_array(a: [f64; Self::LEN]) -> Self {
-        Self {
-            eta_bw: a[0],
-            eta_kv: a[1],
-            eta_gemm16: a[2],
-            eta_gemm8: a[3],
-            eta_gemm4: a[4],
-            eta_link: a[5],
-            eager_layer_s: a[6],
-            per_seq_s: a[7],
-            gemm_half_tokens: a[8],
-            layer_s: a[9],
-            ep_imbalance: a[10],
-        }
-    }
-}
 
 /// Compute precision of the GEMMs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -408,7 +294,7 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
     let q = 1.0 + r.extras.spec_tokens;
     let t = (micro * q + pm).max(1.0);
     let eta = gemm_eta(k, r.precision);
-    let occupancy = |n: f64| n / (n + k.gemm_half_tokens);
+    let occupancy = |n: f64| k.occupancy(n);
     let t_dense = (r.dense_bytes / (r.bandwidth * k.eta_bw))
         .max(2.0 * r.dense_params * t / (r.flops * eta * occupancy(t)));
     let (t_expert, expert_compute) = if r.experts > 0.0 {
@@ -557,7 +443,17 @@ pub fn capacity(r: &Replica, t: &Traffic) -> (f64, Limit) {
     }
 }
 
-/// Prefill tokens per step and the step at `d` requests decoding.
+/// Prefill tokens per step and the mean step at `d` requests decoding.
+///
+/// A new request's prompt is scheduled whole, in chunks of what the token budget leaves
+/// after the decodes (vLLM V1 `scheduler.py`: waiting requests take the budget the running
+/// ones leave; TensorRT-LLM's chunked context, llama.cpp's `n_batch`). When at least one
+/// chunk arrives per step, every step carries prompt tokens and the mean step is one step
+/// with the mean prefill. When fewer arrive (few requests, long outputs), most steps decode
+/// alone and a fraction `f` of them carry a whole chunk: the mean step is
+/// `(1 − f) × step(decodes) + f × step(decodes + chunk)`. Spreading the chunk thinly over
+/// every step instead would run it as many small GEMMs at low occupancy, which made a
+/// single user's decode compute-bound on GPUs with few FLOP/s per byte.
 fn at(r: &Replica, k: &Constants, t: &Traffic, d: f64) -> (f64, StepTime) {
     let input = f(t.input.max(1));
     let output = f(t.output.max(1));
@@ -566,9 +462,36 @@ fn at(r: &Replica, k: &Constants, t: &Traffic, d: f64) -> (f64, StepTime) {
     // batched tokens.
     let al = r.extras.tokens_per_step.max(1.0);
     let q = 1.0 + r.extras.spec_tokens;
-    let p = (d * fresh * al / output).min((r.max_num_batched_tokens - d * q).max(0.0));
+    let room = (r.max_num_batched_tokens - d * q).max(0.0);
+    let p = (d * fresh * al / output).min(room);
     let ctx = input + output / 2.0;
-    (p, step_time(r, k, d, ctx, p, input / 2.0))
+    let chunk = if room >= 1.0 && fresh > 0.0 {
+        fresh / (fresh / room).ceil()
+    } else {
+        0.0
+    };
+    let share = if chunk > 0.0 { p / chunk } else { 1.0 };
+    if share >= 1.0 {
+        return (p, step_time(r, k, d, ctx, p, input / 2.0));
+    }
+    let decode = step_time(r, k, d, ctx, 0.0, input / 2.0);
+    let burst = step_time(r, k, d, ctx, chunk, input / 2.0);
+    let mean = |a: f64, b: f64| (1.0 - share) * a + share * b;
+    let linear = mean(decode.linear, burst.linear);
+    let st = StepTime {
+        linear,
+        compute_bound: if (1.0 - share) * decode.linear > share * burst.linear {
+            decode.compute_bound
+        } else {
+            burst.compute_bound
+        },
+        kv: mean(decode.kv, burst.kv),
+        attention: mean(decode.attention, burst.attention),
+        comm: mean(decode.comm, burst.comm),
+        overhead: mean(decode.overhead, burst.overhead),
+        itl: mean(decode.itl, burst.itl),
+    };
+    (p, st)
 }
 
 /// TTFT with `d` decoding: half a step waiting for the next step, then the prompt's chunks,
@@ -854,8 +777,10 @@ impl Replica {
     }
 }
 
+mod constants;
 mod extras;
 mod layouts;
+pub use constants::{Constants, FITTED};
 mod validation;
 use extras::extras_of;
 pub use extras::{
@@ -922,16 +847,21 @@ mod tests {
 
     #[test]
     fn one_request_step_by_hand() {
-        // One request decoding, prefill 1000 / 200 = 5 prompt tokens per step, T = 6:
-        // weights 16e9 / (3.35e12 × 0.72) = 6.6335 ms (the GEMMs at 6 tokens would take
-        // 2 × 8e9 × 6 / (989e12 × 0.69 × 6/126) = 2.954 ms: bandwidth-bound);
-        // KV 1100 × 131072 / (3.35e12 × 0.74) = 0.0582 ms (its math, 1100 × 524288 /
-        // (989e12 × 0.69) = 0.0008 ms, is not the bound); prompt attention
-        // 4 × 5 × 500 × 4096 × 32 / (989e12 × 0.69) = 0.0019 ms;
-        // overhead 32 × 81 µs + 7.0 µs = 2.5990 ms. ITL = 9.2926 ms.
+        // One request decoding, 1000 / 200 = 5 prompt tokens per step on average: fewer
+        // than one 1000-token chunk per step, so 0.5 % of steps carry the whole prompt and
+        // the rest decode alone (`at`).
+        // Decoding alone, T = 1: weights 16e9 / (3.35e12 × 0.73) = 6.5426 ms (the GEMMs
+        // would take 2 × 8e9 / (989e12 × 0.70 × 17/177) = 0.2406 ms: bandwidth-bound);
+        // KV 1100 × 131072 / (3.35e12 × 0.79) = 0.0545 ms (its math, 1100 × 524288 /
+        // (989e12 × 0.70) = 0.0008 ms, is not the bound); overhead 32 × 80 µs + 8.0 µs =
+        // 2.5680 ms: 9.1651 ms.
+        // With the prompt, T = 1001: GEMMs 2 × 8e9 × 1001 / (989e12 × 0.70 × 1017/1177) =
+        // 26.7741 ms (compute-bound), KV 0.0545 ms, prompt attention 4 × 1000 × 500 × 4096
+        // × 32 / (989e12 × 0.70) = 0.3787 ms, overhead 2.5680 ms: 29.7753 ms.
+        // ITL = 0.995 × 9.1651 + 0.005 × 29.7753 = 9.2682 ms.
         let s = serve(&replica(), &FITTED, &traffic(Load::Concurrency(1)));
-        assert!((s.itl_ms - 9.2926).abs() < 0.001, "{}", s.itl_ms);
-        assert!((s.tokens_per_s_per_user - 1000.0 / 9.2926).abs() < 0.02);
+        assert!((s.itl_ms - 9.2682).abs() < 0.001, "{}", s.itl_ms);
+        assert!((s.tokens_per_s_per_user - 1000.0 / 9.2682).abs() < 0.02);
         assert_eq!(s.limited_by, Limit::Bandwidth);
         assert!(!s.step.compute_bound);
     }

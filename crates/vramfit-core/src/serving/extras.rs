@@ -166,7 +166,7 @@ pub(super) fn step_extra(
     eta: f64,
 ) -> f64 {
     let x = &r.extras;
-    let occupancy = |n: f64| n / (n + k.gemm_half_tokens);
+    let occupancy = |n: f64| k.occupancy(n);
     let draft = if x.spec_tokens > 0.0 && d > 0.0 {
         let pass = |n: f64| {
             (x.draft_bytes / (r.bandwidth * k.eta_bw))

@@ -28,4 +28,5 @@ mod quant_layouts;
 mod real_safetensors;
 mod regressions;
 mod serving_plans;
+mod single_stream;
 mod support;
