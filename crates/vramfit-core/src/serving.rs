@@ -15,10 +15,11 @@
 //!
 //! In steady state with `d` requests decoding, `d / output` requests finish per step and as
 //! many start, so each step also prefills `p = d × input × (1 − prefix hit) / output` tokens
-//! on average. A prompt runs whole (in budget-sized chunks) in the step that admits it, so
-//! when fewer than one chunk arrives per step the mean step is the decode-only step and,
-//! in that fraction of steps, the step with a chunk (`at`), not a thin slice of prompt in
-//! every step.
+//! on average. A prompt runs in chunks as large as the budget leaves (one chunk when it fits,
+//! `⌈prompt / room⌉` otherwise), each in one step, so when fewer than one chunk arrives per
+//! step the mean step is the decode-only step and, in that fraction of steps, the step with
+//! a chunk (`at`), not a thin slice of prompt in every step. `T` below is then a step's
+//! tokens with or without the chunk.
 //! The concurrency the engine sustains is the smallest of
 //! - the KV pool over a request's mean footprint: `input + output / 2` tokens (plus half a
 //!   block) when blocks come on demand, `input + output` rounded up to blocks when reserved;
@@ -61,9 +62,9 @@
 //! per step runs its experts at 128 tokens each, far from peak (the effect behind
 //! DeepSeek's and Qwen3-MoE's expert-parallel kernels; "MegaBlocks", Gale et al. 2023, §2).
 //! Read as work, a GEMM of `n` tokens costs `2 × params × n × (1 + n½ / (n + 16))` FLOPs at
-//! the fitted efficiency: at large `n` a fixed `n½` tokens' worth (tile and wave
-//! quantization), at small `n` at most `n½ / 16` tokens' worth (10 at the fit), because
-//! the smallest tensor-core tile is 16 rows (PTX ISA, `mma.m16n8k16`) and engines run skinny
+//! the fitted efficiency: at large `n` a fixed `n½` tokens' worth more (tile and wave
+//! quantization), at small `n` at most `n½ / 16` more (one token costs `1 + n½ / 17` ≈ 10.4
+//! tokens' worth at the fit), because the smallest tensor-core tile is 16 rows (PTX ISA, `mma.m16n8k16`) and engines run skinny
 //! batches through kernels built for them (Marlin's 16-row tiles, near its ideal 4× up to
 //! batch 16–32: Frantar et al., "MARLIN", 2024, abstract; llama.cpp's `mul_mat_vec_q` up to
 //! 8 tokens, `ggml-cuda/mmvq.cuh` `MMVQ_MAX_BATCH_SIZE`). Without the 16, one token cost
@@ -475,6 +476,10 @@ fn at(r: &Replica, k: &Constants, t: &Traffic, d: f64) -> (f64, StepTime) {
         return (p, step_time(r, k, d, ctx, p, input / 2.0));
     }
     let decode = step_time(r, k, d, ctx, 0.0, input / 2.0);
+    // Under pipeline parallelism the burst is one chunk per round of `stages` micro-batches;
+    // `step_time` costs it as `chunk / stages` in each (the round's one chunk-carrying
+    // micro-batch is not set apart). Costing every micro-batch with the whole chunk, as
+    // `ttft_s` does for the chunk's own latency, counts the chunk `stages` times per round.
     let burst = step_time(r, k, d, ctx, chunk, input / 2.0);
     let mean = |a: f64, b: f64| (1.0 - share) * a + share * b;
     let linear = mean(decode.linear, burst.linear);
