@@ -685,7 +685,12 @@ impl Replica {
         .unwrap_or(1.0)
             * 1e12;
         let flops16 = t.for_key("bf16").unwrap_or(1.0) * 1e12;
-        let expert_bytes = if m.moe.is_some() && p.expert > 0 {
+        // llama.cpp's experts are its GGUF tensors (`sizing/gguf.rs`), the other engines'
+        // the format's layout.
+        let gguf = s.flags.engine == Engine::LlamaCpp;
+        let expert_bytes = if gguf {
+            f(crate::sizing::gguf::expert_bytes_per_gpu(s))
+        } else if m.moe.is_some() && p.expert > 0 {
             f(s.format.expert_bytes(p.expert, m.hidden, s.group_size)) / f(tp) / f(pp)
         } else {
             0.0

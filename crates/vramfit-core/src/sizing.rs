@@ -46,6 +46,7 @@
 
 mod estimate;
 pub mod features;
+pub mod gguf;
 mod kv;
 pub mod llama_cpp;
 pub mod lora;

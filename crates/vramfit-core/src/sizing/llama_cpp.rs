@@ -15,11 +15,11 @@
 //! `recommendedMaxWorkingSetSize`), and `--gpu-memory-utilization` is ignored for this
 //! engine.
 //!
-//! - **Weights**: the GGUF file's bytes, taken as the core's weight format computes them.
-//!   GGUF quant types map onto the core's formats approximately (`WeightFormat::gguf_quant`:
-//!   4-bit formats ↔ `Q4_K_M`, 8-bit ↔ `Q8_0`, 16-bit ↔ `F16`/`BF16`); the K-quants' mixed
-//!   types (Q4_K_M keeps some tensors at Q6_K) and block scales are not modelled, the
-//!   format's bytes stand for them.
+//! - **Weights**: the GGUF file's tensors at the types `llama-quantize` gives them, for the
+//!   file type the plan's command names (`WeightFormat::gguf_quant`: 4-bit formats ↔
+//!   `Q4_K_M`, 8-bit ↔ `Q8_0`, 16-bit ↔ `F16`/`BF16`, gpt-oss ↔ its MXFP4 file), on the
+//!   GPUs that hold them: the input embedding stays on the CPU, the output projection goes
+//!   with the last layers (`sizing/gguf.rs`, with its sources).
 //! - **Context** (`llama-context.cpp`, `llama_context::llama_context`): `n_ctx =
 //!   GGML_PAD(n_ctx, 256)`; with a unified KV cache `n_ctx_seq = n_ctx`, else `n_ctx_seq =
 //!   GGML_PAD(n_ctx / n_seq_max, 256)` and `n_ctx = n_ctx_seq × n_seq_max`. `n_batch =

@@ -90,6 +90,8 @@ pub fn weights_read_per_step(s: &Scenario) -> u64 {
         .as_ref()
         .filter(|c| c.format == s.format && !c.shards.is_empty())
     {
+        // llama.cpp's stages hold no input embedding (`sizing/gguf.rs`): only the tower.
+        _ if s.flags.engine == super::Engine::LlamaCpp => extras_per_gpu(s),
         Some(c) => {
             let c = &c.shards;
             let table = if lm_head_loaded(m, c) > 0 || pp > 1 {
@@ -382,6 +384,10 @@ fn for_each_stage_from_headers(s: &Scenario, c: &ShardBytes, each: &mut dyn FnMu
 /// Calls `each` with the weight bytes of every pipeline stage, first to last, on one of its
 /// TP ranks (allocates nothing: every estimate calls it).
 fn for_each_stage_weights(s: &Scenario, each: &mut dyn FnMut(u64)) {
+    // llama.cpp holds its GGUF file's tensors, whatever checkpoint it was converted from.
+    if s.flags.engine == super::Engine::LlamaCpp {
+        return super::gguf::for_each_stage(s, each);
+    }
     if let Some(c) = s
         .checkpoint
         .as_ref()

@@ -19,6 +19,7 @@ mod calibration;
 mod catalog;
 mod features;
 mod fixes;
+mod gguf;
 mod gpu_names;
 mod hand_values;
 mod header_paths;
