@@ -128,12 +128,13 @@ pub fn headline_lines(
 }
 
 /// Held-out validation per engine class (what [`crate::serving::VALIDATION`] ships): the
-/// leave-one-GPU-out errors pooled with the never-fitted GPUs' ([`SpeedReport::unseen`]):
+/// leave-one-GPU-out errors pooled with the never-fitted rows' ([`SpeedReport::unseen`]:
+/// the unseen GPUs' TensorRT-LLM tables, llama.cpp's single-stream runs):
 /// (engine, rows, GPUs, median |error|, signed p10, signed p90).
 #[must_use]
 pub fn validation(r: &SpeedReport) -> Vec<(&'static str, usize, usize, f64, f64, f64)> {
     let mut out = Vec::new();
-    for engine in ["trtllm", "vllm"] {
+    for engine in ["trtllm", "vllm", "llama.cpp"] {
         let mut errs = Vec::new();
         let mut gpus: Vec<&str> = Vec::new();
         for (c, p) in r.cases.iter().zip(&r.logo) {

@@ -5,11 +5,12 @@ use serde::Serialize;
 
 /// Held-out error of the serving model for one engine: leave-one-GPU-out predictions of
 /// output tokens/s against the calibration set's measurements, pooled with the predictions
-/// for GPUs outside it ([`UNSEEN_GPUS`]; docs/ACCURACY.md). The app's
+/// for GPUs outside it ([`UNSEEN_GPUS`]; docs/ACCURACY.md); for llama.cpp, one user's decode
+/// against published `llama-bench` runs, never fitted (`accuracy::single_stream`). The app's
 /// speed bands come from here; an engine without a row is "not validated", without a band.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Validation {
-    /// Engine id prefix (`trtllm`, `vllm`).
+    /// Engine family (`trtllm`, `vllm`, `llama.cpp`: `Engine::family`).
     pub engine: &'static str,
     /// Measurements compared.
     pub rows: usize,
@@ -36,7 +37,7 @@ impl Validation {
 
 /// Held-out validation per engine, as `vramfit accuracy` computes it (checked by
 /// `vramfit accuracy --check` in the test suite).
-pub const VALIDATION: [Validation; 2] = [
+pub const VALIDATION: [Validation; 3] = [
     Validation {
         engine: "trtllm",
         rows: 2425,
@@ -52,6 +53,16 @@ pub const VALIDATION: [Validation; 2] = [
         median_abs: 0.078,
         p10: -0.125,
         p90: 0.277,
+    },
+    // One user decoding, published llama-bench runs, never fitted
+    // (`accuracy::single_stream`).
+    Validation {
+        engine: "llama.cpp",
+        rows: 63,
+        gpus: 15,
+        median_abs: 0.161,
+        p10: -0.298,
+        p90: 0.214,
     },
 ];
 
@@ -112,14 +123,19 @@ pub const UNSEEN_GPUS: Unseen = Unseen {
 
 /// The validation that covers a scenario's speed on `gpu`: its engine's, unless a feature
 /// without a speed measurement or a network between nodes is in play
-/// ([`super::spans_nodes`]); `None`: "not validated", no band.
+/// ([`super::spans_nodes`]), or llama.cpp beyond the one user on one GPU its rows measured;
+/// `None`: "not validated", no band.
 #[must_use]
 pub fn validation_of(
     sc: &crate::sizing::Scenario,
     gpu: &crate::catalog::Gpu,
 ) -> Option<&'static Validation> {
-    validation(sc.flags.engine)
-        .filter(|_| !sc.flags.features.speed_unvalidated() && !super::spans_nodes(sc, gpu))
+    // llama.cpp's rows are one user on one GPU: more users or GPUs are not validated.
+    let measured_case = sc.flags.engine != crate::engine::Engine::LlamaCpp
+        || (sc.workload.users <= 1 && sc.pipeline_parallel_size <= 1);
+    validation(sc.flags.engine).filter(|_| {
+        measured_case && !sc.flags.features.speed_unvalidated() && !super::spans_nodes(sc, gpu)
+    })
 }
 
 /// The validation of an engine's speed, `None` when no measurement covers it.

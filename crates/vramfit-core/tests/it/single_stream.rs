@@ -1,15 +1,6 @@
 //! One user decoding through llama.cpp, against published `llama-bench` runs the constants
-//! never saw (`tests/data/llama_cpp_decode.csv`: 63 `tg32` / `tg128` / `tg512` rows on 15 GPUs and
-//! Apple / AMD chips: RTX 3060 to H100, M2 Ultra, M3 Max and M3 Ultra, Ryzen AI Max+ 395,
-//! DGX Spark; CUDA, Metal, ROCm and Vulkan builds; each row's source file and commit in
-//! its `source` column). No constant or rule was chosen by looking at these rows; they are
-//! not in the calibration set, and the app still labels llama.cpp's speed "not validated".
-//!
-//! Each row is planned as `llama-bench` runs it: one sequence, a one-token prompt, the
-//! test's tokens generated. GGUF types map onto the core's formats (F16, BF16; Q8_0 →
-//! int8; Q4_0, Q4_K_M → int4; gpt-oss's MXFP4 → its native format), which the llama.cpp
-//! plan reads as the GGUF file type its command names (`sizing/gguf.rs`: Q4_K_M, Q8_0, F16,
-//! gpt-oss's MXFP4 file), so a Q4_0 row is planned with Q4_K_M's bytes.
+//! never saw: the rows and how each is planned are `accuracy::single_stream`'s (its module
+//! docs); the same errors are llama.cpp's band in the app (`serving::VALIDATION`).
 //!
 //! Measured on this file (shipped constants, 2026-12-06): median |error| 16.1 %, signed
 //! median −13 %; 18.1 % while the weights were the core's format bytes (int4 as AWQ, the
@@ -20,76 +11,10 @@
 //! byte of bandwidth the decode was compute-bound and a 4-bit model decoded no faster than
 //! a 16-bit one.
 
-use vramfit_core::accuracy::parse_csv;
-use vramfit_core::catalog::Catalog;
-use vramfit_core::dtype::WeightFormat;
-use vramfit_core::engine::Engine;
-use vramfit_core::plan::{plan, Inputs};
-
-const ROWS: &str = include_str!("../data/llama_cpp_decode.csv");
-
-struct Row {
-    source: String,
-    test: String,
-    gpu: String,
-    model: String,
-    quant: String,
-    backend: String,
-    measured: f64,
-    predicted: f64,
-}
-
-fn format(quant: &str) -> Option<WeightFormat> {
-    match quant {
-        "F16" => Some(WeightFormat::Fp16),
-        "BF16" => Some(WeightFormat::Bf16),
-        "Q8_0" => Some(WeightFormat::Int8W8a8),
-        "Q4_0" | "Q4_K_M" => Some(WeightFormat::Int4Awq),
-        // gpt-oss ships its experts in MXFP4: the model's own format.
-        "MXFP4" => None,
-        q => panic!("a GGUF type the test does not map: {q}"),
-    }
-}
+use vramfit_core::accuracy::single_stream::{rows as planned, Row, LLAMA_CPP_DECODE_CSV};
 
 fn rows() -> Vec<Row> {
-    let cat = Catalog::bundled();
-    let t = parse_csv(ROWS);
-    let col = |name: &str| t[0].iter().position(|c| c == name).unwrap();
-    let (source, gpu, model, quant, backend, test, tps) = (
-        col("source"),
-        col("gpu"),
-        col("model"),
-        col("quant"),
-        col("backend"),
-        col("test"),
-        col("tokens_per_s"),
-    );
-    t[1..]
-        .iter()
-        .map(|r| {
-            let mut i = Inputs {
-                model: r[model].clone(),
-                gpu: r[gpu].clone(),
-                format: format(&r[quant]),
-                ..Inputs::default()
-            };
-            i.flags.engine = Engine::LlamaCpp;
-            i.workload.users = 1;
-            i.workload.prompt_tokens = 1;
-            i.workload.output_tokens = r[test].trim_start_matches("tg").parse().unwrap();
-            let p = plan(&cat, &i).unwrap_or_else(|e| panic!("{}: {e}", r[source]));
-            Row {
-                source: r[source].clone(),
-                test: r[test].clone(),
-                gpu: r[gpu].clone(),
-                model: r[model].clone(),
-                quant: r[quant].clone(),
-                backend: r[backend].clone(),
-                measured: r[tps].parse().unwrap(),
-                predicted: p.run.as_ref().unwrap().speed.decode_tokens_per_s_per_user,
-            }
-        })
-        .collect()
+    planned(LLAMA_CPP_DECODE_CSV).unwrap()
 }
 
 fn table(rows: &[Row]) -> String {
