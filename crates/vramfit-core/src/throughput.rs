@@ -276,7 +276,12 @@ pub fn scaling_curve(
                 ttft_ms: if fits { sv.ttft_ms } else { None },
                 itl_ms: if fits { sv.itl_ms } else { 0.0 },
                 limited_by: if fits { sv.limited_by } else { Limit::Memory },
-                tokens_per_s_band: crate::serving::validation_of(&sc, gpu).map(|v| v.band(total)),
+                // llama.cpp's band covers one user decoding (`serving::validation_of`).
+                tokens_per_s_band: (sc.flags.engine != crate::engine::Engine::LlamaCpp
+                    || load == Load::Concurrency(1))
+                .then(|| crate::serving::validation_of(&sc, gpu))
+                .flatten()
+                .map(|v| v.band(total)),
             }
         })
         .collect()

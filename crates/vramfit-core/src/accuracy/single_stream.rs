@@ -106,7 +106,8 @@ pub fn rows(csv: &str) -> Result<Vec<Row>, String> {
             predicted: p
                 .run
                 .as_ref()
-                .map_or(0.0, |r| r.speed.decode_tokens_per_s_per_user),
+                .map(|r| r.speed.decode_tokens_per_s_per_user)
+                .ok_or_else(|| format!("{}: the plan does not run", get(source)))?,
         });
     }
     Ok(out)

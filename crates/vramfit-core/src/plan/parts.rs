@@ -169,7 +169,12 @@ pub(super) fn running(st: &Settled, gpu: &Gpu, engine: Engine) -> Running {
     let sp = speed_of(serving);
     let total = sp.decode_tokens_per_s_total * f(st.replicas);
     let validated = crate::serving::validation_of(&st.scenario, gpu).is_some();
-    let ttft_rel = if validated { TTFT_REL_ERR } else { 0.0 };
+    // llama.cpp's rows measured decoding only, no prompt: its TTFT has no band.
+    let ttft_rel = if validated && engine != Engine::LlamaCpp {
+        TTFT_REL_ERR
+    } else {
+        0.0
+    };
     Running {
         cost: cost(gpu, st.needed().gpus, total),
         total_decode_tokens_per_s: total,

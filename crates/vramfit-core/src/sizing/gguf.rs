@@ -9,33 +9,38 @@
 //!   is not a multiple of the type's block: Q4_K → Q5_0, Q5_K → Q5_1, Q6_K → Q8_0, then F16).
 //!   The file types the plan's commands name (`WeightFormat::gguf_quant`):
 //!   - **Q4_K_M**: Q4_K everywhere but the output projection (Q6_K; Q8_0 for Falcon or a
-//!     row length off 256), `attn_v` and `ffn_down` in the layers `use_more_bits` picks (the
-//!     first and last eighth and every third between: Q6_K; Falcon's `ffn_down`: Q6_K in the
-//!     first sixteenth, Q5_K where `use_more_bits`), `attn_v` at Q5_K elsewhere in 80-layer
-//!     Llama models (`LLM_TYPE_70B`), and for 8-expert models (Mixtral) `attn_k`/`attn_v` at
-//!     Q8_0 and `attn_output` at Q5_K. A tied embedding takes the output's type.
+//!     row length off 256), `ffn_down` in the layers `use_more_bits(layer, n_layer_all)`
+//!     picks (the first and last eighth and every third between: Q6_K; Falcon's: Q6_K in
+//!     the first sixteenth, Q5_K where `use_more_bits`), `attn_v` (or a fused `attn_qkv`,
+//!     Phi-3's and Falcon's, whole) at Q6_K in the attention layers `use_more_bits` picks
+//!     and Q5_K elsewhere in 80-layer models (`LLM_TYPE_70B`: Llama and Qwen2), and for
+//!     8-expert models (Mixtral) `attn_k`/`attn_v` at Q8_0 and `attn_output` at Q5_K. A tied
+//!     embedding takes the output's type. A recurrent layer's (Mamba, linear attention)
+//!     projections take the base type.
 //!   - **Q8_0**: every quantizable tensor.
 //!   - **MXFP4_MOE** (gpt-oss as published): routed experts MXFP4, every other quantizable
 //!     tensor Q8_0.
 //!   - **F16 / BF16 / F32**: every 2-D weight at that width.
 //!
-//!   Tensors left unquantized (norms, biases, routers) are F32, as `convert_hf_to_gguf.py`
-//!   writes 1-D tensors and the router.
+//!   Tensors left unquantized (norms, biases, routers, gpt-oss's expert biases) are F32, as
+//!   `convert_hf_to_gguf.py` writes 1-D tensors and the router.
 //! - **Block sizes** (`ggml/src/ggml-common.h`): Q4_K 144 B and Q5_K 176 B and Q6_K 210 B per
 //!   256 values; Q8_0 34 B, Q4_0 18 B, Q5_0 22 B, Q5_1 24 B and MXFP4 17 B per 32.
 //! - **Placement** (`src/llama-model.cpp`, `load_tensors`): the input embedding stays on the
 //!   CPU ("there is very little benefit to offloading the input layer, so always keep it on
-//!   the CPU"); the layers split over the GPUs; the output projection goes with the last
-//!   layers. A tied embedding is loaded twice: on the CPU for the input and on the last GPU
-//!   as the output (`TENSOR_DUPLICATED`).
+//!   the CPU"); the layers split over the GPUs with the output counted as one more layer
+//!   ([`device_of_layer`]), so the first GPUs take the extra layers and the last the output.
+//!   A tied embedding is loaded twice: on the CPU for the input and on the last GPU as the
+//!   output (`TENSOR_DUPLICATED`).
 //!
 //! Shapes come from the core's parameter breakdown (`model/params.rs`): q and o are each half
 //! of the attention's sharded weights and k and v each half of the K/V weights (MLA's
 //! projections all take the base type); gate, up and down are thirds of a gated MLP (halves
 //! of a plain one).
 //!
-//! Checked against `llama-bench`'s `size` column (the whole file's tensors) and a load log's
-//! tensor-type counts: `tests/it/hand_values.rs`, `gguf_files_weigh_as_llama_bench_prints`.
+//! Checked against `llama-bench`'s `size` column (the whole file's tensors), by hand for
+//! Llama 3 8B Q4_K_M (its load log's CPU and GPU buffers) and for the split over two GPUs:
+//! `tests/it/gguf.rs`.
 
 use super::Scenario;
 use crate::dtype::WeightFormat;
@@ -139,9 +144,8 @@ fn more_bits(i: u64, n: u64) -> bool {
     i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2
 }
 
-/// The bytes of a model's GGUF file at `ftype`: the input embedding, the output projection
-/// (0 when tied) and each layer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The bytes of a model's GGUF file outside its layers, at `ftype`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GgufBytes {
     /// `token_embd.weight` (kept on the CPU).
     pub token_embd: u64,
@@ -149,187 +153,305 @@ pub struct GgufBytes {
     pub output: u64,
     /// `output_norm` and other tensors outside the layers.
     pub other: u64,
-    /// Each layer's tensors.
-    pub layers: Vec<u64>,
-    /// Each layer's routed-expert tensors (a subset of `layers`).
-    pub experts: Vec<u64>,
 }
 
-impl GgufBytes {
-    /// The file's tensors in all (`llama-bench`'s `size`): a tied embedding once.
-    #[must_use]
-    pub fn file(&self, tied: bool) -> u64 {
-        let layers: u64 = self.layers.iter().sum();
-        self.token_embd + if tied { 0 } else { self.output } + self.other + layers
+/// What the recipe needs of a model, worked out once per call.
+struct Recipe<'a> {
+    m: &'a ModelArch,
+    ftype: Ftype,
+    base: Ty,
+    falcon: bool,
+    fused_qkv: bool,
+    type_70b: bool,
+    eight_experts: bool,
+    mixed: bool,
+    mixer_only: bool,
+    /// Attention layers (`n_attention_wv`).
+    attn_layers: u64,
+}
+
+impl<'a> Recipe<'a> {
+    fn new(m: &'a ModelArch, ftype: Ftype) -> Self {
+        let arch = m.architecture.to_ascii_lowercase();
+        let falcon = arch.contains("falcon") || arch.starts_with("rw");
+        let mixed = m.global_attention.is_some()
+            || m.layer_attention.iter().any(|a| {
+                matches!(
+                    a,
+                    crate::model::LayerAttention::Recurrent | crate::model::LayerAttention::MlpOnly
+                )
+            });
+        let mixer_only = m.mixer_only();
+        let attn_layers = (0..m.layers)
+            .filter(|&i| Self::attends(m, mixed, mixer_only, i))
+            .count() as u64;
+        Self {
+            m,
+            ftype,
+            base: match ftype {
+                Ftype::F32 => Ty::F32,
+                Ftype::F16 => Ty::F16,
+                Ftype::Q8_0 | Ftype::Mxfp4Moe => Ty::Q8_0,
+                Ftype::Q4KM => Ty::Q4K,
+            },
+            falcon,
+            // The converters keep these models' fused `attn_qkv` (Phi-3 `qkv_proj`, Falcon
+            // `query_key_value`).
+            fused_qkv: falcon || arch.contains("phi3"),
+            // `LLM_TYPE_70B`: the 80-layer Llama and Qwen2 models (`llama-model.cpp`).
+            type_70b: m.layers == 80 && !falcon,
+            eight_experts: m.moe.is_some_and(|x| x.experts == 8),
+            mixed,
+            mixer_only,
+            attn_layers,
+        }
+    }
+
+    fn attends(m: &ModelArch, mixed: bool, mixer_only: bool, i: u64) -> bool {
+        !mixed
+            || matches!(
+                m.layer_kind_in(i, mixer_only).mixer,
+                crate::model::Mixer::Attention | crate::model::Mixer::GlobalAttention
+            )
+    }
+
+    fn q4km(&self) -> bool {
+        self.ftype == Ftype::Q4KM
+    }
+
+    fn output_ty(&self) -> Ty {
+        match self.ftype {
+            Ftype::Q4KM if !self.falcon && self.m.hidden.is_multiple_of(256) => Ty::Q6K,
+            Ftype::Q4KM => Ty::Q8_0,
+            _ => self.base,
+        }
+    }
+
+    /// `ffn_down`'s type in layer `i` (`layer_info` pairs the layer with `n_layer_all`).
+    fn down_ty(&self, i: u64) -> Ty {
+        let n = self.m.layers;
+        match self.ftype {
+            Ftype::Q4KM if self.falcon && i < n / 16 => Ty::Q6K,
+            Ftype::Q4KM if self.falcon && more_bits(i, n) => Ty::Q5K,
+            Ftype::Q4KM if !self.falcon && more_bits(i, n) => Ty::Q6K,
+            _ => self.base,
+        }
+    }
+
+    /// `attn_v`'s (or fused `attn_qkv`'s) type, for the `iv`-th attention layer.
+    fn v_ty(&self, iv: u64) -> Ty {
+        match self.ftype {
+            Ftype::Q4KM if self.eight_experts => Ty::Q8_0,
+            Ftype::Q4KM if more_bits(iv, self.attn_layers) => Ty::Q6K,
+            Ftype::Q4KM if self.type_70b => Ty::Q5K,
+            _ => self.base,
+        }
+    }
+
+    /// Layer `i`'s bytes and its routed experts' bytes; `iv` attention layers precede it.
+    fn layer(&self, i: u64, iv: u64) -> (u64, u64) {
+        let m = self.m;
+        let (h, base) = (m.hidden, self.base);
+        let is_moe = m.layer_is_moe.get(usize::try_from(i).unwrap_or(usize::MAX)) == Some(&true);
+        let kind = self.mixed.then(|| m.layer_kind_in(i, self.mixer_only));
+        let p = kind.map_or_else(|| m.layer_params_of_kind(is_moe), |k| m.layer_params_of(k));
+        let attends = Self::attends(m, self.mixed, self.mixer_only, i);
+        let recurrent = kind.is_some_and(|k| k.mixer == crate::model::Mixer::Recurrent);
+        let add = |a: u64, b: u64| a.saturating_add(b);
+        let attn = if recurrent {
+            // A recurrent mixer's projections (in the sharded sums) take the base type.
+            0
+        } else if m.mla.is_some() {
+            base.fit(h).bytes(add(p.attn_sharded, p.linear_replicated))
+        } else {
+            let o = p.attn_sharded / 2;
+            let q = p.attn_sharded - o;
+            let k = p.linear_kv / 2;
+            let v = p.linear_kv - k;
+            let v_ty = if attends { self.v_ty(iv) } else { base };
+            let o_ty = if self.q4km() && self.eight_experts {
+                Ty::Q5K
+            } else {
+                base
+            };
+            let o_bytes = o_ty.fit(m.heads.saturating_mul(m.head_dim).max(1)).bytes(o);
+            if self.fused_qkv {
+                add(v_ty.fit(h).bytes(add(add(q, k), v)), o_bytes)
+            } else {
+                let k_ty = if self.q4km() && self.eight_experts {
+                    Ty::Q8_0
+                } else {
+                    base
+                };
+                add(
+                    add(base.fit(h).bytes(q), k_ty.fit(h).bytes(k)),
+                    add(v_ty.fit(h).bytes(v), o_bytes),
+                )
+            }
+        };
+        // Dense MLP or shared experts: gate, up, down (or up, down); a recurrent layer's
+        // mixer projections sit in these sums too, at the base type.
+        let mlp = if recurrent {
+            base.fit(h)
+                .bytes(add(add(p.linear_sharded, p.attn_sharded), p.linear_kv))
+        } else {
+            let down = p.linear_sharded / if m.gated_mlp { 3 } else { 2 };
+            let inter = match m.moe {
+                Some(x) if is_moe && x.shared_intermediate > 0 => x.shared_intermediate,
+                _ => m.intermediate,
+            };
+            add(
+                base.fit(h).bytes(p.linear_sharded - down),
+                self.down_ty(i).fit(inter.max(1)).bytes(down),
+            )
+        };
+        // Routed experts (3-D tensors); their biases (gpt-oss) stay F32.
+        let (ex, ex_bias) = match m.moe {
+            Some(x) if p.expert > 0 => {
+                let bias = if x.expert_bias {
+                    x.experts
+                        .saturating_mul(add(x.expert_intermediate.saturating_mul(2), h))
+                        .min(p.expert)
+                } else {
+                    0
+                };
+                let w = p.expert - bias;
+                let bytes = if self.ftype == Ftype::Mxfp4Moe {
+                    Ty::Mxfp4.bytes(w)
+                } else {
+                    let down = w / 3;
+                    add(
+                        base.fit(h).bytes(w - down),
+                        self.down_ty(i)
+                            .fit(x.expert_intermediate.max(1))
+                            .bytes(down),
+                    )
+                };
+                (bytes, bias.saturating_mul(4))
+            }
+            _ => (0, 0),
+        };
+        let f32_tensors =
+            add(add(p.router, p.replicated), add(p.bias_sharded, p.bias_kv)).saturating_mul(4);
+        let all = add(add(attn, mlp), add(add(ex, ex_bias), f32_tensors));
+        (all, ex)
+    }
+
+    /// Calls `each(i, bytes, expert bytes)` for every layer, in order.
+    fn for_each_layer(&self, each: &mut dyn FnMut(u64, u64, u64)) {
+        let mut iv = 0;
+        for i in 0..self.m.layers {
+            let (b, e) = self.layer(i, iv);
+            each(i, b, e);
+            if Self::attends(self.m, self.mixed, self.mixer_only, i) {
+                iv += 1;
+            }
+        }
+    }
+
+    fn outside(&self) -> GgufBytes {
+        let m = self.m;
+        let h = m.hidden;
+        let vocab = m.vocab.saturating_mul(h);
+        let output_ty = self.output_ty();
+        GgufBytes {
+            token_embd: if m.tied_embeddings {
+                output_ty.fit(h).bytes(vocab)
+            } else {
+                self.base.fit(h).bytes(vocab)
+            },
+            // Tied, the same bytes: the embedding at the output's type, copied to the last GPU.
+            output: output_ty.fit(h).bytes(vocab),
+            other: h.saturating_mul(4),
+        }
     }
 }
 
-/// The GGUF bytes of `m` at `ftype`.
+/// The GGUF bytes of `m` at `ftype` outside its layers.
 #[must_use]
 pub fn gguf_bytes(m: &ModelArch, ftype: Ftype) -> GgufBytes {
-    let falcon = m.architecture.to_ascii_lowercase().contains("falcon");
-    let llama_70b = m.layers == 80 && m.architecture.to_ascii_lowercase().contains("llama");
-    let eight_experts = m.moe.is_some_and(|x| x.experts == 8);
-    let h = m.hidden;
-    // The file type's base type (the type of every tensor no rule names).
-    let base = match ftype {
-        Ftype::F32 => Ty::F32,
-        Ftype::F16 => Ty::F16,
-        Ftype::Q8_0 | Ftype::Mxfp4Moe => Ty::Q8_0,
-        Ftype::Q4KM => Ty::Q4K,
-    };
-    let output_ty = match ftype {
-        Ftype::Q4KM if !falcon && h.is_multiple_of(256) => Ty::Q6K,
-        Ftype::Q4KM => Ty::Q8_0,
-        _ => base,
-    };
-    let vocab = m.vocab.saturating_mul(h);
-    let token_embd = if m.tied_embeddings {
-        output_ty.fit(h).bytes(vocab)
-    } else {
-        base.fit(h).bytes(vocab)
-    };
-    // Tied, the same bytes: the embedding at the output's type, copied to the last GPU.
-    let output = output_ty.fit(h).bytes(vocab);
-    let mixed = m.global_attention.is_some()
-        || m.layer_attention.iter().any(|a| {
-            matches!(
-                a,
-                crate::model::LayerAttention::Recurrent | crate::model::LayerAttention::MlpOnly
-            )
-        });
-    let mixer_only = m.mixer_only();
-    let n = m.layers;
-    let q_width = m.heads.saturating_mul(m.head_dim);
-    let k4m = ftype == Ftype::Q4KM;
-    // `ffn_down` tensors: one per layer, two in MoE layers with shared experts (the index
-    // `layer_info` compares the layer against, for MoE models).
-    let shared = m.moe.is_some_and(|x| x.shared_intermediate > 0);
-    let n_down = if m.moe.is_some() {
-        n + if shared {
-            m.layer_is_moe.iter().filter(|x| **x).count() as u64
-        } else {
-            0
-        }
-    } else {
-        n
-    };
-    let down_ty = |i: u64| -> Ty {
-        match ftype {
-            Ftype::Q4KM if falcon && i < n / 16 => Ty::Q6K,
-            Ftype::Q4KM if falcon && more_bits(i, n) => Ty::Q5K,
-            Ftype::Q4KM if !falcon && more_bits(i, n_down.max(1)) => Ty::Q6K,
-            _ => base,
-        }
-    };
-    let (mut layers, mut experts) = (Vec::new(), Vec::new());
-    for i in 0..n {
-        let is_moe = m.layer_is_moe.get(usize::try_from(i).unwrap_or(usize::MAX)) == Some(&true);
-        let p = if mixed {
-            m.layer_params_of(m.layer_kind_in(i, mixer_only))
-        } else {
-            m.layer_params_of_kind(is_moe)
-        };
-        let attn = if m.mla.is_some() {
-            base.fit(h).bytes(p.attn_sharded + p.linear_replicated)
-        } else {
-            let half = p.attn_sharded / 2;
-            let o_ty = if k4m && eight_experts { Ty::Q5K } else { base };
-            base.fit(h).bytes(p.attn_sharded - half) + o_ty.fit(q_width.max(1)).bytes(half)
-        };
-        let k = p.linear_kv / 2;
-        let v_ty = match ftype {
-            Ftype::Q4KM if eight_experts => Ty::Q8_0,
-            Ftype::Q4KM if more_bits(i, n) => Ty::Q6K,
-            Ftype::Q4KM if llama_70b => Ty::Q5K,
-            _ => base,
-        };
-        let k_ty = if k4m && eight_experts { Ty::Q8_0 } else { base };
-        let kv = k_ty.fit(h).bytes(k) + v_ty.fit(h).bytes(p.linear_kv - k);
-        // Dense MLP or shared experts: gate, up, down (or up, down).
-        let parts = if m.gated_mlp { 3 } else { 2 };
-        let mlp_down = p.linear_sharded / parts;
-        let inter = if m.intermediate > 0 {
-            m.intermediate
-        } else {
-            h
-        };
-        let mlp =
-            base.fit(h).bytes(p.linear_sharded - mlp_down) + down_ty(i).fit(inter).bytes(mlp_down);
-        let ex = if p.expert > 0 {
-            let down = p.expert / 3;
-            let e_inter = m.moe.map_or(h, |x| x.expert_intermediate.max(1));
-            if ftype == Ftype::Mxfp4Moe {
-                Ty::Mxfp4.bytes(p.expert)
-            } else {
-                base.fit(h).bytes(p.expert - down) + down_ty(i).fit(e_inter).bytes(down)
-            }
-        } else {
-            0
-        };
-        let f32_tensors = (p.router + p.replicated + p.bias_sharded + p.bias_kv).saturating_mul(4);
-        layers.push(attn + kv + mlp + ex + f32_tensors);
-        experts.push(ex);
-    }
-    GgufBytes {
-        token_embd,
-        output,
-        other: h.saturating_mul(4),
-        layers,
-        experts,
-    }
+    Recipe::new(m, ftype).outside()
 }
 
-/// The layers of each of `pp` stages, as the core splits them (`weights.rs`: `layers / pp`
-/// each, the remainder to the last stages).
-fn stage_ranges(layers: u64, pp: u64) -> impl Iterator<Item = (u64, u64)> {
-    let pp = pp.max(1).min(layers.max(1));
-    let (base, rem) = (layers / pp, layers % pp);
-    let mut start = 0;
-    (0..pp).map(move |stage| {
-        let n = base + u64::from(stage >= pp - rem);
-        let r = (start, start + n);
-        start += n;
-        r
-    })
+/// The whole file's tensors (`llama-bench`'s `size`): a tied embedding once.
+#[must_use]
+pub fn file_bytes(m: &ModelArch, ftype: Ftype) -> u64 {
+    let r = Recipe::new(m, ftype);
+    let g = r.outside();
+    let mut layers = 0u64;
+    r.for_each_layer(&mut |_, b, _| layers = layers.saturating_add(b));
+    g.token_embd
+        .saturating_add(if m.tied_embeddings { 0 } else { g.output })
+        .saturating_add(g.other)
+        .saturating_add(layers)
+}
+
+/// The device llama.cpp gives layer `il` of `n` over `pp` equal GPUs (`llama-model.cpp`
+/// `load_tensors`: the output counts as layer `n`, `act_gpu_layers = n + 1`, and layer `il`
+/// goes to the first GPU whose cumulative split exceeds `il / (n + 1)`), so the first GPUs
+/// take the extra layers and the last the output.
+#[must_use]
+pub fn device_of_layer(il: u64, n: u64, pp: u64) -> u64 {
+    let pp = pp.max(1);
+    let d = u128::from(il) * u128::from(pp) / (u128::from(n) + 1);
+    u64::try_from(d).unwrap_or(u64::MAX).min(pp - 1)
+}
+
+/// Layers on the busiest GPU of `pp` (llama.cpp's split, [`device_of_layer`]).
+#[must_use]
+pub fn most_layers_on_a_gpu(n: u64, pp: u64) -> u64 {
+    let pp = pp.max(1).min(n.max(1));
+    // Device `d` holds the layers `il < n` with `⌊il × pp / (n + 1)⌋ = d`; the first holds
+    // the most.
+    (0..n)
+        .take_while(|&il| device_of_layer(il, n, pp) == 0)
+        .count() as u64
 }
 
 /// Calls `each` with the GGUF weight bytes on a GPU of every pipeline stage, first to last:
 /// the stage's layers, the output projection on the last, the multimodal tower (the
 /// `--mmproj` file, as the core sizes it) on the first; the input embedding is on the CPU.
-/// `sizing/weights.rs` walks these stages for llama.cpp.
+/// `sizing/weights.rs` walks these stages for llama.cpp (allocates nothing).
 pub(super) fn for_each_stage(s: &Scenario, each: &mut dyn FnMut(u64)) {
-    let g = gguf_bytes(&s.model, Ftype::of(s.format));
-    let pp = s.pipeline_parallel_size.max(1).min(s.model.layers.max(1));
+    let r = Recipe::new(&s.model, Ftype::of(s.format));
+    let g = r.outside();
+    let n = s.model.layers;
+    let pp = s.pipeline_parallel_size.max(1).min(n.max(1));
     let tower = super::weights::extras_per_gpu(s);
-    for (stage, (a, b)) in stage_ranges(s.model.layers, pp).enumerate() {
-        let layers: u64 = g
-            .layers
-            .iter()
-            .skip(usize::try_from(a).unwrap_or(usize::MAX))
-            .take(usize::try_from(b - a).unwrap_or(0))
-            .sum();
-        let last = stage as u64 + 1 == pp;
-        each(
-            layers + if last { g.output + g.other } else { 0 } + if stage == 0 { tower } else { 0 },
-        );
+    let (mut stage, mut bytes) = (0, tower);
+    r.for_each_layer(&mut |i, b, _| {
+        let d = device_of_layer(i, n, pp);
+        while stage < d {
+            each(bytes);
+            stage += 1;
+            bytes = 0;
+        }
+        bytes = bytes.saturating_add(b);
+    });
+    while stage + 1 < pp {
+        each(bytes);
+        stage += 1;
+        bytes = 0;
     }
+    each(bytes.saturating_add(g.output).saturating_add(g.other));
 }
 
 /// GGUF routed-expert bytes of the busiest stage's layers (for the speed model's split of a
 /// step's reads into dense and expert weights).
 #[must_use]
 pub fn expert_bytes_per_gpu(s: &Scenario) -> u64 {
-    let g = gguf_bytes(&s.model, Ftype::of(s.format));
-    let pp = s.pipeline_parallel_size.max(1).min(s.model.layers.max(1));
-    stage_ranges(s.model.layers, pp)
-        .map(|(a, b)| {
-            g.experts
-                .iter()
-                .skip(usize::try_from(a).unwrap_or(usize::MAX))
-                .take(usize::try_from(b - a).unwrap_or(0))
-                .sum::<u64>()
-        })
-        .max()
-        .unwrap_or(0)
+    let r = Recipe::new(&s.model, Ftype::of(s.format));
+    let n = s.model.layers;
+    let pp = s.pipeline_parallel_size.max(1).min(n.max(1));
+    let (mut max, mut stage, mut bytes) = (0, 0, 0u64);
+    r.for_each_layer(&mut |i, _, e| {
+        let d = device_of_layer(i, n, pp);
+        if d != stage {
+            max = max.max(bytes);
+            stage = d;
+            bytes = 0;
+        }
+        bytes = bytes.saturating_add(e);
+    });
+    max.max(bytes)
 }

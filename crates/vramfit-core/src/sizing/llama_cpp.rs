@@ -159,11 +159,10 @@ pub fn cache_bytes(kv: KvDtype, elements: u64) -> u64 {
     }
 }
 
-/// Layers of the busiest (first) pipeline stage (`--split-mode layer`).
+/// Layers of the busiest (first) pipeline stage (`--split-mode layer`: llama.cpp's split,
+/// `sizing/gguf.rs` `device_of_layer`).
 fn stage_layers(s: &Scenario) -> u64 {
-    let m = &s.model;
-    m.layers
-        .div_ceil(s.pipeline_parallel_size.clamp(1, m.layers.max(1)))
+    super::gguf::most_layers_on_a_gpu(s.model.layers, s.pipeline_parallel_size)
 }
 
 /// The window llama.cpp uses for every sliding layer (`hparams.n_swa`, one per model).

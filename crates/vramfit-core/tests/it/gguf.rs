@@ -6,8 +6,8 @@ use crate::support::arch;
 use vramfit_core::catalog::Catalog;
 use vramfit_core::dtype::WeightFormat;
 use vramfit_core::plan::{plan, Inputs};
-use vramfit_core::sizing::gguf::{gguf_bytes, Ftype};
-use vramfit_core::sizing::Engine;
+use vramfit_core::sizing::gguf::{file_bytes, gguf_bytes, Ftype};
+use vramfit_core::sizing::{stage_weights, Engine, Scenario};
 
 fn gib(b: u64) -> f64 {
     b as f64 / f64::from(1u32 << 30)
@@ -32,11 +32,12 @@ fn llama_3_8b_q4_k_m_by_hand() {
     // On the GPU (the input embedding stays on the CPU): 4,186,439,680 + 430,940,160 +
     // 16,384 = 4,617,396,224 B = 4403.49 MiB, the `CUDA0 model buffer size` of its load log;
     // the file: 4,912,898,048 B = 4.58 GiB, `llama-bench`'s size.
-    let g = gguf_bytes(&arch("llama-3.1-8b"), Ftype::Q4KM);
+    let m = arch("llama-3.1-8b");
+    let g = gguf_bytes(&m, Ftype::Q4KM);
     assert_eq!(g.token_embd, 295_501_824);
     assert_eq!(g.output, 430_940_160);
-    assert_eq!(g.layers.iter().sum::<u64>(), 4_186_439_680);
-    assert_eq!(g.file(false), 4_912_898_048);
+    assert_eq!(g.other, 16_384);
+    assert_eq!(file_bytes(&m, Ftype::Q4KM), 4_912_898_048);
     // The plan's llama.cpp weights on the GPU are those bytes.
     let mut i = Inputs {
         model: "llama-3.1-8b".into(),
@@ -72,7 +73,7 @@ fn gguf_files_weigh_as_llama_bench_prints() {
     let mut worst: f64 = 0.0;
     for (id, ftype, printed) in rows {
         let m = arch(id);
-        let got = gib(gguf_bytes(&m, ftype).file(m.tied_embeddings));
+        let got = gib(file_bytes(&m, ftype));
         let err = got / printed - 1.0;
         worst = worst.max(err.abs());
         report += &format!(
@@ -82,4 +83,21 @@ fn gguf_files_weigh_as_llama_bench_prints() {
     }
     println!("{report}");
     assert!(worst <= 0.005, "{report}");
+}
+
+#[test]
+fn two_gpus_split_the_layers_as_llama_cpp_does() {
+    // `load_tensors` counts the output as layer 32 of 33 and gives layer `il` to GPU
+    // ⌊il × 2 / 33⌋: layers 0–16 on GPU 0, 17–31 and the output on GPU 1. Of the 16
+    // `use_more_bits` layers (bytes in `llama_3_8b_q4_k_m_by_hand`), 0–3, 6, 9, 12 and 15
+    // are on GPU 0: 8 × 138,936,320 + 9 × 122,716,160 = 2,215,936,000 B; GPU 1 holds 8 × 138,936,320
+    // + 7 × 122,716,160 + the output 430,940,160 + output_norm 16,384 = 2,401,460,224 B.
+    let mut s = Scenario::new(arch("llama-3.1-8b"));
+    s.format = WeightFormat::Int4Awq;
+    s.flags.engine = Engine::LlamaCpp;
+    s.pipeline_parallel_size = 2;
+    assert_eq!(stage_weights(&s), [2_215_936_000, 2_401_460_224]);
+    // Three GPUs: ⌊il × 3 / 33⌋ gives 11, 11 and 10 layers (and the output).
+    s.pipeline_parallel_size = 3;
+    assert_eq!(stage_weights(&s).len(), 3);
 }
