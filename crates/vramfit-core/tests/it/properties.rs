@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use vramfit_core::catalog::Catalog;
 use vramfit_core::dtype::WeightFormat;
 use vramfit_core::layout::{fewest_gpus, layout_problem};
-use vramfit_core::sizing::{estimate_bytes, weights_per_gpu, Scenario, GIB};
+use vramfit_core::sizing::{estimate_bytes, stage_weights, weights_per_gpu, Engine, Scenario, GIB};
 
 static CAT: LazyLock<Catalog> = LazyLock::new(Catalog::bundled);
 
@@ -28,6 +28,34 @@ fn int4_below_fp8_below_bf16_for_every_model() {
             w(&mut s, WeightFormat::Int4Awq),
         );
         assert!(i4 < f8 && f8 < b, "{}: int4 {i4} fp8 {f8} bf16 {b}", m.id);
+    }
+}
+
+#[test]
+fn gguf_files_order_and_split_without_losing_bytes_for_every_model() {
+    // llama.cpp (`sizing/gguf.rs`): Q4_K_M below Q8_0 below F16 for every catalog model, and
+    // the layers split over 1–4 GPUs hold the same bytes in all.
+    for m in &CAT.models {
+        let mut s = Scenario::new(m.arch().unwrap());
+        s.flags.engine = Engine::LlamaCpp;
+        let w = |s: &mut Scenario, f| {
+            s.format = f;
+            weights_per_gpu(s)
+        };
+        let (b, q8, q4) = (
+            w(&mut s, WeightFormat::Bf16),
+            w(&mut s, WeightFormat::Int8W8a8),
+            w(&mut s, WeightFormat::Int4Awq),
+        );
+        assert!(q4 < q8 && q8 < b, "{}: Q4_K_M {q4} Q8_0 {q8} F16 {b}", m.id);
+        let whole: u64 = stage_weights(&s).iter().sum();
+        for pp in 2..=4 {
+            s.pipeline_parallel_size = pp;
+            let split = stage_weights(&s);
+            assert_eq!(split.len() as u64, pp.min(s.model.layers), "{}", m.id);
+            assert_eq!(split.iter().sum::<u64>(), whole, "{} at PP {pp}", m.id);
+        }
+        s.pipeline_parallel_size = 1;
     }
 }
 
