@@ -49,8 +49,12 @@ pub struct PlanJson<'a> {
     /// Every checked fix (each starts when applied).
     pub fixes: &'a [vramfit_core::plan::Fix],
     pub per_gpu: PerGpuJson,
+    /// Tokens/s one request sees while it decodes (1 / its inter-token latency: the other
+    /// requests' prompts slow it, its own is in `ttft_s`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decode_tokens_per_s_per_user: Option<f64>,
+    /// Output tokens/s of every replica together over time, prompt steps included (for one
+    /// user, below the per-user figure by the share of time spent on its prompts).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decode_tokens_per_s_total: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]

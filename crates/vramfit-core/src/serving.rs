@@ -73,8 +73,11 @@
 //! Ultra: 27 at 800), so a 4-bit model decoded no faster than a 16-bit one there
 //! (`tests/it/single_stream.rs`).
 //!
-//! Tokens/s in total are `d / ITL`. TTFT is the prompt's chunks at what the token budget
-//! leaves after the decodes, plus half a step of waiting, plus any queue.
+//! Tokens/s in total are `d / ITL` over the mean step with every prompt. A request's own ITL
+//! (and 1 / ITL, its tokens/s) is the mean step between its tokens, which carries the
+//! others' prompts, `(d − 1) / d` of them, and not its own, which is in its TTFT. TTFT is the
+//! prompt's chunks at what the token budget leaves after the decodes, plus half a step of
+//! waiting, plus any queue.
 //!
 //! # Constants
 //! [`FITTED`] holds the efficiency factors: fractions of datasheet figures and overheads in
@@ -263,7 +266,9 @@ pub struct Serving {
     pub tokens_per_s_per_user: f64,
     /// Requests completed per second.
     pub requests_per_s: f64,
-    /// Inter-token latency, ms.
+    /// Inter-token latency one request sees, ms: the mean step between its tokens, which
+    /// carries the other requests' prompts but not its own (that ran before its first
+    /// token, in TTFT). The replica's total tokens/s use the mean step over every prompt.
     pub itl_ms: f64,
     /// Time to first token, ms; `None` when the queue grows without bound.
     pub ttft_ms: Option<f64>,
@@ -444,7 +449,8 @@ pub fn capacity(r: &Replica, t: &Traffic) -> (f64, Limit) {
     }
 }
 
-/// Prefill tokens per step and the mean step at `d` requests decoding.
+/// Prefill tokens per step, the mean step at `d` requests decoding, and the mean step one of
+/// them waits on between its tokens (the others' prompts only).
 ///
 /// A new request's prompt is scheduled whole, in chunks of what the token budget leaves
 /// after the decodes (vLLM V1 `scheduler.py`: waiting requests take the budget the running
@@ -455,7 +461,7 @@ pub fn capacity(r: &Replica, t: &Traffic) -> (f64, Limit) {
 /// `(1 − f) × step(decodes) + f × step(decodes + chunk)`. Spreading the chunk thinly over
 /// every step instead would run it as many small GEMMs at low occupancy, which made a
 /// single user's decode compute-bound on GPUs with few FLOP/s per byte.
-fn at(r: &Replica, k: &Constants, t: &Traffic, d: f64) -> (f64, StepTime) {
+fn at(r: &Replica, k: &Constants, t: &Traffic, d: f64) -> (f64, StepTime, f64) {
     let input = f(t.input.max(1));
     let output = f(t.output.max(1));
     let fresh = input * (1.0 - t.prefix_hit.clamp(0.0, 1.0));
@@ -471,32 +477,38 @@ fn at(r: &Replica, k: &Constants, t: &Traffic, d: f64) -> (f64, StepTime) {
     } else {
         0.0
     };
-    let share = if chunk > 0.0 { p / chunk } else { 1.0 };
-    if share >= 1.0 {
-        return (p, step_time(r, k, d, ctx, p, input / 2.0));
-    }
-    let decode = step_time(r, k, d, ctx, 0.0, input / 2.0);
-    // Under pipeline parallelism the burst is one chunk per round of `stages` micro-batches;
-    // `step_time` costs it as `chunk / stages` in each (the round's one chunk-carrying
-    // micro-batch is not set apart). Costing every micro-batch with the whole chunk, as
-    // `ttft_s` does for the chunk's own latency, counts the chunk `stages` times per round.
-    let burst = step_time(r, k, d, ctx, chunk, input / 2.0);
-    let mean = |a: f64, b: f64| (1.0 - share) * a + share * b;
-    let linear = mean(decode.linear, burst.linear);
-    let st = StepTime {
-        linear,
-        compute_bound: if (1.0 - share) * decode.linear > share * burst.linear {
-            decode.compute_bound
-        } else {
-            burst.compute_bound
-        },
-        kv: mean(decode.kv, burst.kv),
-        attention: mean(decode.attention, burst.attention),
-        comm: mean(decode.comm, burst.comm),
-        overhead: mean(decode.overhead, burst.overhead),
-        itl: mean(decode.itl, burst.itl),
+    // The mean step when `pm` prompt tokens arrive per step on average.
+    let mean_step = |pm: f64| -> StepTime {
+        let share = if chunk > 0.0 { pm / chunk } else { 1.0 };
+        if share >= 1.0 {
+            return step_time(r, k, d, ctx, pm, input / 2.0);
+        }
+        let decode = step_time(r, k, d, ctx, 0.0, input / 2.0);
+        // Under pipeline parallelism the burst is one chunk per round of `stages`
+        // micro-batches; `step_time` costs it as `chunk / stages` in each (the round's one
+        // chunk-carrying micro-batch is not set apart). Costing every micro-batch with the
+        // whole chunk, as `ttft_s` does for the chunk's own latency, counts the chunk
+        // `stages` times per round.
+        let burst = step_time(r, k, d, ctx, chunk, input / 2.0);
+        let mean = |a: f64, b: f64| (1.0 - share) * a + share * b;
+        StepTime {
+            linear: mean(decode.linear, burst.linear),
+            compute_bound: if (1.0 - share) * decode.linear > share * burst.linear {
+                decode.compute_bound
+            } else {
+                burst.compute_bound
+            },
+            kv: mean(decode.kv, burst.kv),
+            attention: mean(decode.attention, burst.attention),
+            comm: mean(decode.comm, burst.comm),
+            overhead: mean(decode.overhead, burst.overhead),
+            itl: mean(decode.itl, burst.itl),
+        }
     };
-    (p, st)
+    // A decoding request waits on the other requests' prompts, not on its own, which ran
+    // before its first token: `(d − 1) / d` of the prompt tokens.
+    let others = if d > 1.0 { (d - 1.0) / d } else { 0.0 };
+    (p, mean_step(p), mean_step(p * others).itl)
 }
 
 /// TTFT with `d` decoding: half a step waiting for the next step, then the prompt's chunks,
@@ -566,20 +578,23 @@ fn serve_rank(r: &Replica, k: &Constants, t: &Traffic) -> Serving {
     // is the step over them.
     let al = r.extras.tokens_per_step.max(1.0);
     let point = |d: f64, queue_s: f64, limit: Option<Limit>| {
-        let (p, st) = at(r, k, t, d);
+        let (p, st, user_step) = at(r, k, t, d);
         let ttft = ttft_s(r, k, t, d, &st, p) + queue_s;
+        // The replica's tokens come at the mean step over every prompt; a request's at the
+        // step between its own tokens.
         let itl = st.itl.max(1e-9) / al;
+        let user_itl = user_step.max(1e-9) / al;
         Serving {
             concurrency: d,
             prefill_tokens_per_step: p,
             tokens_per_s_total: d / itl,
-            tokens_per_s_per_user: 1.0 / itl,
+            tokens_per_s_per_user: 1.0 / user_itl,
             requests_per_s: d / itl / output,
-            itl_ms: itl * 1e3,
+            itl_ms: user_itl * 1e3,
             ttft_ms: queue_s.is_finite().then_some(ttft * 1e3),
             e2e_ms: queue_s
                 .is_finite()
-                .then_some((ttft + (output - 1.0).max(0.0) * itl) * 1e3),
+                .then_some((ttft + (output - 1.0).max(0.0) * user_itl) * 1e3),
             limited_by: limit.unwrap_or_else(|| dominant(&st, r.pp.max(1.0))),
             step: st,
         }
@@ -615,7 +630,7 @@ fn serve_rank(r: &Replica, k: &Constants, t: &Traffic) -> Serving {
             let (mut lo, mut hi) = (0.0_f64, cap);
             for _ in 0..50 {
                 let mid = 0.5 * (lo + hi);
-                let (_, st) = at(r, k, t, mid);
+                let (_, st, _) = at(r, k, t, mid);
                 if mid * al / st.itl.max(1e-12) < rate * output {
                     lo = mid;
                 } else {
@@ -868,10 +883,17 @@ mod tests {
         // With the prompt, T = 1001: GEMMs 2 × 8e9 × 1001 / (989e12 × 0.70 × 1017/1177) =
         // 26.7741 ms (compute-bound), KV 0.0545 ms, prompt attention 4 × 1000 × 500 × 4096
         // × 32 / (989e12 × 0.70) = 0.3787 ms, overhead 2.5680 ms: 29.7753 ms.
-        // ITL = 0.995 × 9.1651 + 0.005 × 29.7753 = 9.2682 ms.
+        // The mean step: 0.995 × 9.1651 + 0.005 × 29.7753 = 9.2682 ms, so the replica makes
+        // 1000 / 9.2682 = 107.9 tokens/s. The request itself sees no prompt but its own,
+        // which ran before its first token: its ITL is the decode step, 9.1651 ms.
         let s = serve(&replica(), &FITTED, &traffic(Load::Concurrency(1)));
-        assert!((s.itl_ms - 9.2682).abs() < 0.001, "{}", s.itl_ms);
-        assert!((s.tokens_per_s_per_user - 1000.0 / 9.2682).abs() < 0.02);
+        assert!((s.itl_ms - 9.1651).abs() < 0.001, "{}", s.itl_ms);
+        assert!((s.tokens_per_s_per_user - 1000.0 / 9.1651).abs() < 0.02);
+        assert!(
+            (s.tokens_per_s_total - 1000.0 / 9.2682).abs() < 0.02,
+            "{}",
+            s.tokens_per_s_total
+        );
         assert_eq!(s.limited_by, Limit::Bandwidth);
         assert!(!s.step.compute_bound);
     }
