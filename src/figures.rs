@@ -94,8 +94,8 @@ pub const FIGURES: [FigureSpec; 8] = [
         value: |p, _| p.run.as_ref().map_or_else(|| "–".to_string(), |r| fmt_num(r.speed.decode_tokens_per_s_per_user, 1)),
         detail: |p, _| match &p.run {
                         None => "no speed: the server does not start".to_string(),
-                        Some(r) if p.speed_validated => format!("{} tok/s total · TTFT {} ms ({}–{}) · held-out range {}–{} · limited by {}", fmt_num(r.total_decode_tokens_per_s, 0), fmt_ms(r.speed.ttft_s), fmt_ms(r.ttft_band.low), fmt_ms(r.ttft_band.high), fmt_num(r.decode_band.low, 1), fmt_num(r.decode_band.high, 1), r.limited_by),
-                        Some(r) => format!("{} tok/s total · TTFT {} ms · not validated for {} (no published measurement) · limited by {}", fmt_num(r.total_decode_tokens_per_s, 0), fmt_ms(r.speed.ttft_s), p.engine, r.limited_by),
+                        Some(r) if p.speed_validated => format!("{} tok/s total, prompt time included · TTFT {} ms ({}–{}) · held-out range {}–{} · limited by {}", fmt_num(r.total_decode_tokens_per_s, 0), fmt_ms(r.speed.ttft_s), fmt_ms(r.ttft_band.low), fmt_ms(r.ttft_band.high), fmt_num(r.decode_band.low, 1), fmt_num(r.decode_band.high, 1), r.limited_by),
+                        Some(r) => format!("{} tok/s total, prompt time included · TTFT {} ms · not validated for {} (no published measurement) · limited by {}", fmt_num(r.total_decode_tokens_per_s, 0), fmt_ms(r.speed.ttft_s), p.engine, r.limited_by),
                     },
     },
     FigureSpec {

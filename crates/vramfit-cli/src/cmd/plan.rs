@@ -207,7 +207,7 @@ pub fn plan_text(p: &Plan, u: Units) -> String {
     }
     if let Some(r) = &p.run {
         s.push_str(&format!(
-            "decode: {} tok/s per user, {} tok/s total; TTFT {} ms\n",
+            "decode: {} tok/s per user, {} tok/s total (prompt time included); TTFT {} ms\n",
             fmt_num(r.speed.decode_tokens_per_s_per_user, 1),
             fmt_num(r.total_decode_tokens_per_s, 0),
             fmt_num(r.speed.ttft_s * 1000.0, 0)
