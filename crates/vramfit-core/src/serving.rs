@@ -477,23 +477,31 @@ fn at(r: &Replica, k: &Constants, t: &Traffic, d: f64) -> (f64, StepTime, f64) {
     } else {
         0.0
     };
+    // A decoding request waits on the other requests' prompts, not on its own, which ran
+    // before its first token: `(d − 1) / d` of the prompt tokens.
+    let others = if d > 1.0 { (d - 1.0) / d } else { 0.0 };
+    let share = |pm: f64| if chunk > 0.0 { pm / chunk } else { 1.0 };
+    // The decode-only and the chunk-carrying steps, when a mean needs them (at most once).
+    // Under pipeline parallelism the burst is one chunk per round of `stages` micro-batches;
+    // `step_time` costs it as `chunk / stages` in each (the round's one chunk-carrying
+    // micro-batch is not set apart). Costing every micro-batch with the whole chunk, as
+    // `ttft_s` does for the chunk's own latency, counts the chunk `stages` times per round.
+    let parts = (share(p * others) < 1.0).then(|| {
+        (
+            step_time(r, k, d, ctx, 0.0, input / 2.0),
+            step_time(r, k, d, ctx, chunk, input / 2.0),
+        )
+    });
     // The mean step when `pm` prompt tokens arrive per step on average.
     let mean_step = |pm: f64| -> StepTime {
-        let share = if chunk > 0.0 { pm / chunk } else { 1.0 };
-        if share >= 1.0 {
+        let sh = share(pm);
+        let Some((decode, burst)) = parts.filter(|_| sh < 1.0) else {
             return step_time(r, k, d, ctx, pm, input / 2.0);
-        }
-        let decode = step_time(r, k, d, ctx, 0.0, input / 2.0);
-        // Under pipeline parallelism the burst is one chunk per round of `stages`
-        // micro-batches; `step_time` costs it as `chunk / stages` in each (the round's one
-        // chunk-carrying micro-batch is not set apart). Costing every micro-batch with the
-        // whole chunk, as `ttft_s` does for the chunk's own latency, counts the chunk
-        // `stages` times per round.
-        let burst = step_time(r, k, d, ctx, chunk, input / 2.0);
-        let mean = |a: f64, b: f64| (1.0 - share) * a + share * b;
+        };
+        let mean = |a: f64, b: f64| (1.0 - sh) * a + sh * b;
         StepTime {
             linear: mean(decode.linear, burst.linear),
-            compute_bound: if (1.0 - share) * decode.linear > share * burst.linear {
+            compute_bound: if (1.0 - sh) * decode.linear > sh * burst.linear {
                 decode.compute_bound
             } else {
                 burst.compute_bound
@@ -505,9 +513,6 @@ fn at(r: &Replica, k: &Constants, t: &Traffic, d: f64) -> (f64, StepTime, f64) {
             itl: mean(decode.itl, burst.itl),
         }
     };
-    // A decoding request waits on the other requests' prompts, not on its own, which ran
-    // before its first token: `(d − 1) / d` of the prompt tokens.
-    let others = if d > 1.0 { (d - 1.0) / d } else { 0.0 };
     (p, mean_step(p), mean_step(p * others).itl)
 }
 

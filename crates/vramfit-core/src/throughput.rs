@@ -256,6 +256,13 @@ pub fn scaling_curve(
             let sv = serve(&r, &FITTED, &traffic(&sc, &e, load));
             let fits = fits && sv.concurrency > 0.0;
             let total = if fits { sv.tokens_per_s_total } else { 0.0 };
+            // The band's scenario carries the curve's load as its users (llama.cpp's band
+            // covers one: `serving::validation_of`).
+            sc.workload.users = match load {
+                Load::Concurrency(n) => n,
+                _ => u64::MAX,
+            };
+
             let itl = sv.step.itl;
             // OK because: concurrency is finite, non-negative and at most max_num_seqs.
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -276,12 +283,7 @@ pub fn scaling_curve(
                 ttft_ms: if fits { sv.ttft_ms } else { None },
                 itl_ms: if fits { sv.itl_ms } else { 0.0 },
                 limited_by: if fits { sv.limited_by } else { Limit::Memory },
-                // llama.cpp's band covers one user decoding (`serving::validation_of`).
-                tokens_per_s_band: (sc.flags.engine != crate::engine::Engine::LlamaCpp
-                    || load == Load::Concurrency(1))
-                .then(|| crate::serving::validation_of(&sc, gpu))
-                .flatten()
-                .map(|v| v.band(total)),
+                tokens_per_s_band: crate::serving::validation_of(&sc, gpu).map(|v| v.band(total)),
             }
         })
         .collect()

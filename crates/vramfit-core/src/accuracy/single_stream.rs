@@ -12,7 +12,7 @@
 //! plan reads as the GGUF file type its command names (`sizing/gguf.rs`: Q4_K_M, Q8_0, F16,
 //! gpt-oss's MXFP4 file), so a Q4_0 row is planned with Q4_K_M's bytes.
 
-use super::{parse_csv, quantile, rel, Summary};
+use super::{parse_csv, rel};
 use crate::catalog::Catalog;
 use crate::dtype::WeightFormat;
 use crate::plan::{plan, Inputs};
@@ -122,34 +122,20 @@ pub fn held_out_errors(rows: &[Row]) -> Vec<(&'static str, String, f64)> {
         .collect()
 }
 
-/// The report's section: per GPU and in all.
+/// The report's section: per GPU and in all (the columns of the unseen GPUs' table).
 #[must_use]
 pub fn markdown(rows: &[Row]) -> String {
-    use std::fmt::Write as _;
     let mut s = String::from(
         "\n### llama.cpp, one user decoding (never fitted)\n\n\
 Published `llama-bench` decode runs (`tg32`–`tg512`, one sequence) on consumer, workstation and datacenter GPUs and Apple and AMD chips \
 (`crates/vramfit-core/tests/data/llama_cpp_decode.csv`, each row with its source), planned as llama.cpp with the GGUF file's weights (`sizing/gguf.rs`) and the shipped constants. \
 No constant or rule was fitted on them; llama.cpp's band in the app is these errors (Engines, above). \
-The test `tests/it/single_stream.rs` fails when their median passes 25 % or a 4-bit/16-bit speed ratio strays 35 % from the measured one.\n\n\
-| GPU | rows | median | signed p10 | signed median | signed p90 |\n|---|---|---|---|---|---|\n",
+The test `tests/it/single_stream.rs` fails when their median passes 25 % or a 4-bit/16-bit speed ratio strays 35 % from the measured one.\n\n",
     );
+    s.push_str(super::unseen::ERROR_TABLE_HEAD);
     let mut gpus: Vec<&str> = rows.iter().map(|r| r.gpu.as_str()).collect();
     gpus.sort_unstable();
     gpus.dedup();
-    let mut line = |name: &str, errs: &[f64]| {
-        let x = Summary::of(errs);
-        let q = |p| quantile(&mut errs.to_vec(), p) * 100.0;
-        let _ = writeln!(
-            s,
-            "| {name} | {} | {:.1}% | {:+.1}% | {:+.1}% | {:+.1}% |",
-            x.n,
-            x.median * 100.0,
-            q(0.1),
-            q(0.5),
-            q(0.9)
-        );
-    };
     let errs = |keep: &dyn Fn(&Row) -> bool| -> Vec<f64> {
         rows.iter()
             .filter(|r| keep(r))
@@ -157,8 +143,8 @@ The test `tests/it/single_stream.rs` fails when their median passes 25 % or a 4-
             .collect()
     };
     for g in gpus {
-        line(g, &errs(&|r| r.gpu == g));
+        s.push_str(&super::unseen::error_row(g, &errs(&|r| r.gpu == g)));
     }
-    line("all", &errs(&|_| true));
+    s.push_str(&super::unseen::error_row("all", &errs(&|_| true)));
     s
 }

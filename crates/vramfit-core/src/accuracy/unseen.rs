@@ -88,31 +88,37 @@ TensorRT-LLM's own performance documents, whose H100, A100, L40S, B200 and GB200
 also give H200, GH200, B300, GB300, RTX PRO 6000 Blackwell Server Edition and A100 PCIe columns, in those revisions and in others. Those rows \
 (`crates/vramfit-core/tests/data/unseen_gpus.csv`; sources, units and what is ambiguous in `unseen_gpus.md` beside it) are predicted with the shipped constants and never fitted on. \
 `vramfit accuracy --check` fails when their median error passes 15 % or when one of these GPUs enters the calibration set. \
-TensorRT-LLM's band in the app pools these errors with the leave-one-GPU-out ones (Engines, above).\n\n\
-| GPU | rows | median | p90 | signed p10 | signed median | signed p90 |\n|---|---|---|---|---|---|---|\n",
+TensorRT-LLM's band in the app pools these errors with the leave-one-GPU-out ones (Engines, above).\n\n",
     );
-    let mut row = |name: &str, errs: &[f64]| {
-        let x = Summary::of(errs);
-        let q = |p| quantile(&mut errs.to_vec(), p) * 100.0;
-        let _ = writeln!(
-            s,
-            "| {name} | {} | {:.1}% | {:.1}% | {:+.1}% | {:+.1}% | {:+.1}% |",
-            x.n,
-            x.median * 100.0,
-            x.p90 * 100.0,
-            q(0.1),
-            q(0.5),
-            q(0.9)
-        );
-    };
+    s.push_str(ERROR_TABLE_HEAD);
     for g in u.gpus() {
-        row(&g, &u.errors(|c| c.gpu == g));
+        s.push_str(&error_row(&g, &u.errors(|c| c.gpu == g)));
     }
-    row("all", &u.errors(|_| true));
+    s.push_str(&error_row("all", &u.errors(|_| true)));
     if !u.skipped.is_empty() {
         let _ = writeln!(s, "\nRows not compared: {}.", skip_reasons(&u.skipped));
     }
     s
+}
+
+/// The columns of [`error_row`], a Markdown table's head.
+pub(super) const ERROR_TABLE_HEAD: &str =
+    "| GPU | rows | median | p90 | signed p10 | signed median | signed p90 |\n|---|---|---|---|---|---|---|\n";
+
+/// One row of a never-fitted set's per-GPU table: |error| median and p90, signed p10,
+/// median and p90 of signed errors `errs`.
+pub(super) fn error_row(name: &str, errs: &[f64]) -> String {
+    let x = Summary::of(errs);
+    let q = |p| quantile(&mut errs.to_vec(), p) * 100.0;
+    format!(
+        "| {name} | {} | {:.1}% | {:.1}% | {:+.1}% | {:+.1}% | {:+.1}% |\n",
+        x.n,
+        x.median * 100.0,
+        x.p90 * 100.0,
+        q(0.1),
+        q(0.5),
+        q(0.9)
+    )
 }
 
 /// What `vramfit accuracy --check` finds wrong with these rows: a GPU that the calibration

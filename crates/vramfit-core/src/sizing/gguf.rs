@@ -168,6 +168,10 @@ struct Recipe<'a> {
     mixer_only: bool,
     /// Attention layers (`n_attention_wv`).
     attn_layers: u64,
+    /// A dense and an MoE layer's parameters, worked out once when every layer is one of
+    /// the two (else per layer, from its kind).
+    dense: crate::model::ParamBreakdown,
+    moe: crate::model::ParamBreakdown,
 }
 
 impl<'a> Recipe<'a> {
@@ -204,6 +208,16 @@ impl<'a> Recipe<'a> {
             mixed,
             mixer_only,
             attn_layers,
+            dense: if mixed {
+                crate::model::ParamBreakdown::default()
+            } else {
+                m.layer_params_of_kind(false)
+            },
+            moe: if mixed || m.moe.is_none() {
+                crate::model::ParamBreakdown::default()
+            } else {
+                m.layer_params_of_kind(true)
+            },
         }
     }
 
@@ -254,7 +268,11 @@ impl<'a> Recipe<'a> {
         let (h, base) = (m.hidden, self.base);
         let is_moe = m.layer_is_moe.get(usize::try_from(i).unwrap_or(usize::MAX)) == Some(&true);
         let kind = self.mixed.then(|| m.layer_kind_in(i, self.mixer_only));
-        let p = kind.map_or_else(|| m.layer_params_of_kind(is_moe), |k| m.layer_params_of(k));
+        let p = match kind {
+            Some(k) => m.layer_params_of(k),
+            None if is_moe => self.moe,
+            None => self.dense,
+        };
         let attends = Self::attends(m, self.mixed, self.mixer_only, i);
         let recurrent = kind.is_some_and(|k| k.mixer == crate::model::Mixer::Recurrent);
         let add = |a: u64, b: u64| a.saturating_add(b);
@@ -408,50 +426,45 @@ pub fn most_layers_on_a_gpu(n: u64, pp: u64) -> u64 {
         .count() as u64
 }
 
-/// Calls `each` with the GGUF weight bytes on a GPU of every pipeline stage, first to last:
-/// the stage's layers, the output projection on the last, the multimodal tower (the
-/// `--mmproj` file, as the core sizes it) on the first; the input embedding is on the CPU.
-/// `sizing/weights.rs` walks these stages for llama.cpp (allocates nothing).
-pub(super) fn for_each_stage(s: &Scenario, each: &mut dyn FnMut(u64)) {
+/// Calls `each(bytes, expert bytes)` for every pipeline stage's GPU, first to last: the
+/// stage's layers, the output projection on the last, the multimodal tower (the `--mmproj`
+/// file, as the core sizes it) on the first; the input embedding is on the CPU.
+fn walk_stages(s: &Scenario, each: &mut dyn FnMut(u64, u64)) {
     let r = Recipe::new(&s.model, Ftype::of(s.format));
     let g = r.outside();
     let n = s.model.layers;
     let pp = s.pipeline_parallel_size.max(1).min(n.max(1));
-    let tower = super::weights::extras_per_gpu(s);
-    let (mut stage, mut bytes) = (0, tower);
-    r.for_each_layer(&mut |i, b, _| {
+    let (mut stage, mut bytes, mut experts) = (0, super::weights::extras_per_gpu(s), 0);
+    r.for_each_layer(&mut |i, b, e| {
         let d = device_of_layer(i, n, pp);
         while stage < d {
-            each(bytes);
-            stage += 1;
-            bytes = 0;
+            each(bytes, experts);
+            (stage, bytes, experts) = (stage + 1, 0, 0);
         }
         bytes = bytes.saturating_add(b);
+        experts = experts.saturating_add(e);
     });
     while stage + 1 < pp {
-        each(bytes);
-        stage += 1;
-        bytes = 0;
+        each(bytes, experts);
+        (stage, bytes, experts) = (stage + 1, 0, 0);
     }
-    each(bytes.saturating_add(g.output).saturating_add(g.other));
+    each(
+        bytes.saturating_add(g.output).saturating_add(g.other),
+        experts,
+    );
 }
 
-/// GGUF routed-expert bytes of the busiest stage's layers (for the speed model's split of a
-/// step's reads into dense and expert weights).
+/// The GGUF weight bytes on a GPU of every pipeline stage ([`walk_stages`]);
+/// `sizing/weights.rs` walks these stages for llama.cpp (allocates nothing).
+pub(super) fn for_each_stage(s: &Scenario, each: &mut dyn FnMut(u64)) {
+    walk_stages(s, &mut |bytes, _| each(bytes));
+}
+
+/// GGUF routed-expert bytes of the stage that holds the most (for the speed model's split
+/// of a step's reads into dense and expert weights).
 #[must_use]
 pub fn expert_bytes_per_gpu(s: &Scenario) -> u64 {
-    let r = Recipe::new(&s.model, Ftype::of(s.format));
-    let n = s.model.layers;
-    let pp = s.pipeline_parallel_size.max(1).min(n.max(1));
-    let (mut max, mut stage, mut bytes) = (0, 0, 0u64);
-    r.for_each_layer(&mut |i, _, e| {
-        let d = device_of_layer(i, n, pp);
-        if d != stage {
-            max = max.max(bytes);
-            stage = d;
-            bytes = 0;
-        }
-        bytes = bytes.saturating_add(e);
-    });
-    max.max(bytes)
+    let mut max = 0;
+    walk_stages(s, &mut |_, experts| max = max.max(experts));
+    max
 }

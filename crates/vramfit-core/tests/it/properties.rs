@@ -14,19 +14,20 @@ fn scen(i: usize) -> Scenario {
     Scenario::new(m.arch().unwrap())
 }
 
+/// Weights per GPU of `s` in each of `formats` (`s` keeps the last).
+fn weights_in<const N: usize>(s: &mut Scenario, formats: [WeightFormat; N]) -> [u64; N] {
+    formats.map(|f| {
+        s.format = f;
+        weights_per_gpu(s)
+    })
+}
+
 #[test]
 fn int4_below_fp8_below_bf16_for_every_model() {
+    use WeightFormat::{Bf16, Fp8, Int4Awq};
     for m in &CAT.models {
         let mut s = Scenario::new(m.arch().unwrap());
-        let w = |s: &mut Scenario, f| {
-            s.format = f;
-            weights_per_gpu(s)
-        };
-        let (b, f8, i4) = (
-            w(&mut s, WeightFormat::Bf16),
-            w(&mut s, WeightFormat::Fp8),
-            w(&mut s, WeightFormat::Int4Awq),
-        );
+        let [b, f8, i4] = weights_in(&mut s, [Bf16, Fp8, Int4Awq]);
         assert!(i4 < f8 && f8 < b, "{}: int4 {i4} fp8 {f8} bf16 {b}", m.id);
     }
 }
@@ -38,14 +39,13 @@ fn gguf_files_order_and_split_without_losing_bytes_for_every_model() {
     for m in &CAT.models {
         let mut s = Scenario::new(m.arch().unwrap());
         s.flags.engine = Engine::LlamaCpp;
-        let w = |s: &mut Scenario, f| {
-            s.format = f;
-            weights_per_gpu(s)
-        };
-        let (b, q8, q4) = (
-            w(&mut s, WeightFormat::Bf16),
-            w(&mut s, WeightFormat::Int8W8a8),
-            w(&mut s, WeightFormat::Int4Awq),
+        let [b, q8, q4] = weights_in(
+            &mut s,
+            [
+                WeightFormat::Bf16,
+                WeightFormat::Int8W8a8,
+                WeightFormat::Int4Awq,
+            ],
         );
         assert!(q4 < q8 && q8 < b, "{}: Q4_K_M {q4} Q8_0 {q8} F16 {b}", m.id);
         let whole: u64 = stage_weights(&s).iter().sum();
