@@ -43,6 +43,10 @@
 //!                 grouped-query attention by its KV reads; `attn_decode_flops_per_cached_token`)
 //! t_attn        = 4 × p × (input / 2) × heads × head_dim × layers / (F_16 × η_gemm16)
 //! t_comm        = layers × 2 × (α + 2 (t−1)/t × T × hidden × 2 B / (link × η_link))   (TP ring)
+//!               + layers × (2α + (dp−1) × T × hidden × (b_in + 2 B) / (link × η_link))
+//!                 (DEP: all-gather of the ranks' tokens at the GEMM input's b_in bytes,
+//!                 reduce-scatter of the 16-bit outputs; the expert GEMMs of a rank then
+//!                 run every rank's tokens, `dp × T`, at `ep_imbalance` × their share)
 //! stage         = t_linear + t_kv + t_attn + t_comm
 //! ITL           = stages × stage(d / stages) + (stages − 1) × p2p + overhead
 //! ```
@@ -310,8 +314,15 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
         let touched = 1.0 - (1.0 - share).powf(routed);
         let per_expert = (routed * share / touched.max(1e-9)).max(1.0);
         let mem = r.expert_bytes * touched / (r.bandwidth * k.eta_bw);
-        let comp = 2.0 * r.expert_params * t / (r.flops * eta * occupancy(per_expert));
-        let imbalance = if r.dp > 1.0 { k.ep_imbalance } else { 1.0 };
+        // `expert_params` is a TP-`dp` split's share of each expert, which sees every
+        // rank's tokens: `routed`, not the rank's own `t`.
+        let comp = 2.0 * r.expert_params * routed / (r.flops * eta * occupancy(per_expert));
+        // The busiest of `dp` ranks holds at most all the routed work: `dp` × its share.
+        let imbalance = if r.dp > 1.0 {
+            k.ep_imbalance.min(r.dp)
+        } else {
+            1.0
+        };
         (mem.max(comp * imbalance), comp * imbalance > mem)
     } else {
         (0.0, false)
@@ -345,11 +356,19 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
     } else {
         0.0
     } + if r.dp > 1.0 && r.experts > 0.0 {
-        // Expert parallelism: an all-to-all dispatch and combine per MoE layer, each moving
-        // the rank's tokens × top-k × hidden × 2 bytes, (dp − 1)/dp of it off the GPU
-        // (DeepSeek-V3 report §3.2.2; DeepEP).
-        let msg = t * r.experts_per_token.min(r.dp) * r.hidden * 2.0 * k.ep_imbalance;
-        r.layers * 2.0 * (r.alpha + (r.dp - 1.0) / r.dp * msg / (r.link * k.eta_link))
+        // Attention data-parallel ranks sharing the experts: before each MoE layer an
+        // all-gather of every rank's tokens, quantized to the GEMMs' input precision first,
+        // and after it a reduce-scatter of the 16-bit outputs, so a rank moves
+        // `(dp − 1) × tokens × hidden × (input bytes + 2)`, whatever top-k is (TensorRT-LLM
+        // `CutlassFusedMoE.forward_chunk`: `run_post_quant_allgather`, `fp4_quantize`, then
+        // `reducescatter_or_allreduce`; vLLM's `allgather_reducescatter` all2all backend).
+        let input_bytes = match r.precision {
+            Precision::Bits4 => 0.5625, // FP4 values and one FP8 scale per 16
+            Precision::Bits8 => 1.0,
+            Precision::Bits16 => 2.0,
+        };
+        let moved = (r.dp - 1.0) * t * r.hidden * (input_bytes + 2.0);
+        r.layers * (2.0 * r.alpha + moved / (r.link * k.eta_link))
     } else {
         0.0
     };
@@ -876,6 +895,55 @@ mod tests {
     }
 
     #[test]
+    fn a_dep_step_by_hand() {
+        // Four attention-DP ranks sharing 128 experts (top-8), FP4 GEMMs, 100 requests
+        // decoding on this rank, no prompt in the step.
+        let r = Replica {
+            dense_bytes: 2e9,
+            dense_params: 1e9,
+            expert_bytes: 5e9,
+            expert_params: 1e9,
+            experts: 128.0,
+            experts_per_token: 8.0,
+            dp: 4.0,
+            precision: Precision::Bits4,
+            bandwidth: 8e12,
+            flops: 4.5e15,
+            link: 450e9,
+            ..replica()
+        };
+        let st = step_time(&r, &FITTED, 100.0, 1000.0, 0.0, 0.0);
+        // All-gather of the other 3 ranks' 100 tokens at FP4 with scales (0.5625 B) and
+        // reduce-scatter of the 16-bit outputs (2 B), per layer: 32 × (2 × 8 µs + 3 × 100 ×
+        // 4096 × 2.5625 / (450e9 × 0.44)) = 1.0209 ms. (The all-to-all this replaces sent
+        // min(top-k, dp) 16-bit copies of each token each way, times `ep_imbalance` (2.9):
+        // 4.5× these bytes here.)
+        assert!((st.comm * 1e3 - 1.020_90).abs() < 1e-4, "{}", st.comm * 1e3);
+        // The rank's experts run all 4 × 100 tokens: 400 × 8 / 128 = 25 tokens per expert,
+        // every expert touched; occupancy (25 + 16) / (25 + 16 + 160) = 0.20398; 2 × 1e9 ×
+        // 400 / (4.5e15 × 0.42 × 0.20398) × 3.0 = 6.2253 ms (their bytes, 5e9 / (8e12 ×
+        // 0.73) = 0.8562 ms, are not the bound). Dense: 2e9 / (8e12 × 0.73) = 0.3425 ms
+        // (its GEMMs 2 × 1e9 × 100 / (4.5e15 × 0.42 × 116/276) = 0.2518 ms). 6.5678 ms.
+        // Counting only the rank's own 100 tokens, as before, gave a quarter of the experts'
+        // work.
+        assert!(
+            (st.linear * 1e3 - 6.567_79).abs() < 1e-4,
+            "{}",
+            st.linear * 1e3
+        );
+        assert!(st.compute_bound);
+        // Two ranks: the busiest holds at most all the routed work, so the imbalance is
+        // min(3.0, 2) = 2: 200 × 8 / 128 = 12.5 tokens per expert, occupancy 28.5 / 188.5;
+        // 2 × 1e9 × 200 / (4.5e15 × 0.42 × 0.15119) × 2 = 2.7996 ms, plus the dense 0.3425.
+        let st = step_time(&Replica { dp: 2.0, ..r }, &FITTED, 100.0, 1000.0, 0.0, 0.0);
+        assert!(
+            (st.linear * 1e3 - 3.142_05).abs() < 1e-4,
+            "{}",
+            st.linear * 1e3
+        );
+    }
+
+    #[test]
     fn one_request_step_by_hand() {
         // One request decoding, 1000 / 200 = 5 prompt tokens per step on average: fewer
         // than one 1000-token chunk per step, so 0.5 % of steps carry the whole prompt and
@@ -883,19 +951,19 @@ mod tests {
         // Decoding alone, T = 1: weights 16e9 / (3.35e12 × 0.73) = 6.5426 ms (the GEMMs
         // would take 2 × 8e9 / (989e12 × 0.70 × 17/177) = 0.2406 ms: bandwidth-bound);
         // KV 1100 × 131072 / (3.35e12 × 0.79) = 0.0545 ms (its math, 1100 × 524288 /
-        // (989e12 × 0.70) = 0.0008 ms, is not the bound); overhead 32 × 80 µs + 8.0 µs =
-        // 2.5680 ms: 9.1651 ms.
+        // (989e12 × 0.70) = 0.0008 ms, is not the bound); overhead 32 × 81 µs + 8.1 µs =
+        // 2.6001 ms: 9.1972 ms.
         // With the prompt, T = 1001: GEMMs 2 × 8e9 × 1001 / (989e12 × 0.70 × 1017/1177) =
         // 26.7741 ms (compute-bound), KV 0.0545 ms, prompt attention 4 × 1000 × 500 × 4096
-        // × 32 / (989e12 × 0.70) = 0.3787 ms, overhead 2.5680 ms: 29.7753 ms.
-        // The mean step: 0.995 × 9.1651 + 0.005 × 29.7753 = 9.2682 ms, so the replica makes
-        // 1000 / 9.2682 = 107.9 tokens/s. The request itself sees no prompt but its own,
-        // which ran before its first token: its ITL is the decode step, 9.1651 ms.
+        // × 32 / (989e12 × 0.70) = 0.3787 ms, overhead 2.6001 ms: 29.8074 ms.
+        // The mean step: 0.995 × 9.1972 + 0.005 × 29.8074 = 9.3003 ms, so the replica makes
+        // 1000 / 9.3003 = 107.5 tokens/s. The request itself sees no prompt but its own,
+        // which ran before its first token: its ITL is the decode step, 9.1972 ms.
         let s = serve(&replica(), &FITTED, &traffic(Load::Concurrency(1)));
-        assert!((s.itl_ms - 9.1651).abs() < 0.001, "{}", s.itl_ms);
-        assert!((s.tokens_per_s_per_user - 1000.0 / 9.1651).abs() < 0.02);
+        assert!((s.itl_ms - 9.1972).abs() < 0.001, "{}", s.itl_ms);
+        assert!((s.tokens_per_s_per_user - 1000.0 / 9.1972).abs() < 0.02);
         assert!(
-            (s.tokens_per_s_total - 1000.0 / 9.2682).abs() < 0.02,
+            (s.tokens_per_s_total - 1000.0 / 9.3003).abs() < 0.02,
             "{}",
             s.tokens_per_s_total
         );

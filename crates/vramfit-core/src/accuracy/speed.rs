@@ -13,7 +13,10 @@
 //!
 //! Rows whose source leaves open the column's definition (`CAVEAT` in `notes`) or the network
 //! of a TP group across nodes are reported but not fitted on ([`Unfitted`]); a column a later
-//! revision of its source defines is read as defined there ([`per_gpu_as_revised`]); DEP layouts and rows without fixed lengths are skipped with the reason.
+//! revision of its source defines is read as defined there ([`per_gpu_as_revised`]); a
+//! layout is read as the run's command set it, not only as its column is headed (the
+//! 1.0-era MoE "TPn" columns ran attention DP, `dep_by_command`); attention DP with pipeline
+//! stages and rows without fixed lengths are skipped with the reason.
 #![cfg_attr(not(feature = "bundled"), allow(dead_code, unused_imports))]
 
 use super::{parse_csv, Rec};
@@ -384,6 +387,20 @@ fn pytorch_backend(notes: &str) -> bool {
     notes.contains("PyTorch") || notes.contains("pytorch")
 }
 
+/// Attention data-parallel over a "TPn" column's GPUs: TensorRT-LLM's 1.0-era performance
+/// overview (`docs/source/developer-guide/perf-overview.md`, the revision that adds the RTX
+/// PRO 6000 tables, and `performance/perf-overview.md` @00f37686, whose B200/GB200/H100 cells
+/// it shares) runs MoE models with `trtllm-bench --tp $tp_size --pp $pp_size --ep $ep_size`
+/// and `llm_options.yml` holding `enable_attention_dp: true` ("For MoE models"), while its
+/// tables head those columns "TPn"; the 1.1 and 1.2 revisions label the same kind of runs
+/// "DEPn" (H100 Qwen3-235B: 1.0 "TP8" 1000/1000 at 1,862 tokens/s per GPU, 1.1 "DEP8" 1,932).
+/// `ep_size` per row is not stated: taken as the GPU count, as in "DEPn". The earlier PyTorch
+/// backend revisions (v0.19-v0.21) give one `llm_options.yml` for every model, without
+/// attention DP, and their "TPn" stays tensor parallelism.
+fn dep_by_command(notes: &str, moe: bool, tp: u64) -> Option<u64> {
+    (moe && tp > 1 && notes.starts_with("TensorRT-LLM 1.0-era")).then_some(tp)
+}
+
 fn layout(notes: &str, tp_col: Option<f64>) -> Option<(u64, u64)> {
     if let Some(tp) = num_after(notes, "TP") {
         let pp = notes
@@ -476,6 +493,14 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         let Some((tp, pp)) = dep.map(|n| (n, 1)).or_else(|| layout(notes, r.num("tp"))) else {
             continue;
         };
+        // The 1.0-era revisions ran every MoE model with the doc's MoE command: `--ep
+        // $ep_size` and `enable_attention_dp: true`, whatever the column's "TPn"; the later
+        // revisions label the same configurations "DEPn" (`dep_by_command`).
+        let dep = dep.or_else(|| dep_by_command(notes, arch.moe.is_some(), tp));
+        if dep.is_some() && pp > 1 {
+            skipped.push(why("attention data-parallel with pipeline stages"));
+            continue;
+        }
         let engine = if notes.starts_with("TensorRT-LLM") || notes.contains("trtllm-bench") {
             Engine::TrtLlm
         } else if notes.contains("SGLang") {
@@ -787,6 +812,38 @@ mod tests {
             "TensorRT-LLM 1.1; DEP2,PP2 (4 GPUs); ISL=1000 OSL=1000",
         ));
         assert!(c.is_empty());
+        assert!(skipped[0].ends_with("attention data-parallel with pipeline stages"));
+    }
+
+    #[cfg(feature = "bundled")] // reads the embedded catalog
+    #[test]
+    fn a_1_0_era_moe_column_ran_the_docs_moe_command() {
+        let head = "source,kind,model,gpu,gpu_mem_gib,tp,dtype,quant,kv_cache_dtype,max_model_len,gpu_mem_util,block_size,weights_gib,kv_cache_gib,gpu_blocks,kv_tokens,max_concurrency,throughput_tok_s,notes\n";
+        let row = |model: &str, notes: &str| {
+            format!("{head}doc,throughput,{model},B200 180GB (DGX B200),,8,,nvfp4 (ModelOpt FP4),,,,,,,,,,10000,\"{notes}\"\n")
+        };
+        let one = |model: &str, notes: &str| {
+            let (c, skipped) = super::cases(&row(model, notes));
+            (c.first().map(|c| (c.dep, c.tp, c.pp)), skipped)
+        };
+        let era = "TensorRT-LLM 1.0-era (PyTorch backend) trtllm-bench throughput";
+        let qwen = "nvidia/Qwen3-235B-A22B-FP4 (Qwen3-235B-A22B)";
+        // The 1.0-era "TP8" of an MoE model is attention DP over 8 GPUs with the experts
+        // split over them (the doc's MoE command), as the later revisions' "DEP8".
+        let tp8 = format!("{era}; ISL=1000 OSL=1000; TP8,PP1 (8 GPUs)");
+        assert_eq!(one(qwen, &tp8).0, Some((true, 8, 1)));
+        // A dense model's "TP8" stays tensor parallelism.
+        let llama = "nvidia/Llama-3.3-70B-Instruct-FP4 (Llama 3.3 70B)";
+        assert_eq!(one(llama, &tp8).0, Some((false, 8, 1)));
+        // v0.21's one command for every model has no attention DP.
+        let v21 = "TensorRT-LLM v0.21 (PyTorch backend) trtllm-bench throughput; ISL=1000 OSL=1000; TP8,PP1 (8 GPUs)";
+        assert_eq!(one(qwen, v21).0, Some((false, 8, 1)));
+        // One GPU: nothing to split.
+        let tp1 = format!("{era}; ISL=1000 OSL=1000; TP1,PP1 (1 GPUs)");
+        assert_eq!(one(qwen, &tp1).0, Some((false, 1, 1)));
+        // With pipeline stages: attention DP per stage, a replica not built, so skipped.
+        let (c, skipped) = one(qwen, &format!("{era}; ISL=1000 OSL=1000; TP2,PP4 (8 GPUs)"));
+        assert_eq!(c, None);
         assert!(skipped[0].ends_with("attention data-parallel with pipeline stages"));
     }
 

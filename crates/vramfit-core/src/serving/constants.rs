@@ -26,9 +26,11 @@ pub struct Constants {
     pub layer_s: f64,
     /// Scheduler, sampler and detokenizer CPU time per running request per step, seconds.
     pub per_seq_s: f64,
-    /// Expert-parallel load imbalance: the busiest rank's share of routed tokens over the mean
-    /// (routing is not uniform, and every rank waits for the busiest at each all-to-all;
-    /// DeepSeek-V3 report §3.2 on redundant experts, EPLB). Applies to DEP layouts only.
+    /// Expert-parallel load imbalance: the busiest rank's expert work over its
+    /// uniform-routing share (routing is not uniform, and every rank waits for the busiest
+    /// at each MoE layer; DeepSeek-V3 report §3.2 on redundant experts, EPLB). Applies to
+    /// DEP layouts only, to the expert GEMMs (not to the all-gather and reduce-scatter,
+    /// which move every rank's tokens, padded alike).
     pub ep_imbalance: f64,
     /// The tile-occupancy constant `n½` ([`Constants::occupancy`]): a GEMM of `n` tokens
     /// runs at `η × (n + 16) / (n + 16 + n½)`, half its peak at `n½ − 16` tokens; for MoE `n`
@@ -49,25 +51,29 @@ const GEMM_MIN_TILE: f64 = 16.0;
 ///
 /// Read as physics: weights stream at 73 % of datasheet HBM bandwidth and paged KV at 79 %;
 /// 16-bit and 8-bit GEMMs reach 70 % of dense tensor peak, FP4 42 %, half of that at 144
-/// tokens per GEMM (`n½` = 160, [`Constants::occupancy`]); an all-reduce reaches 45 % of the
-/// per-direction link bandwidth; each layer costs 80 µs per step outside the GEMMs with CUDA
-/// graphs (11 µs more without); each running request 8 µs of CPU per step. In DEP layouts
-/// the expert work and the all-to-all take 2.9× their uniform-routing time: more than
-/// routing imbalance alone (1.2–1.5× in DeepSeek's EPLB notes), so the factor also carries
-/// the attention ranks' step synchronisation, which the model does not separate (70 rows,
-/// B200/GB200/H100).
+/// tokens per GEMM (`n½` = 160, [`Constants::occupancy`]); an all-reduce reaches 44 % of the
+/// per-direction link bandwidth; each layer costs 81 µs per step outside the GEMMs with CUDA
+/// graphs (7.0 µs more without); each running request 8.1 µs of CPU per step. In DEP layouts
+/// the busiest rank's expert work takes 3.0× its uniform-routing share (at most `dp`×), the
+/// bound of the fit: more than routing imbalance alone (1.2–1.5× in DeepSeek's EPLB
+/// notes), so the factor also carries what the model does not separate in those layouts (the
+/// attention ranks wait for each other at every MoE layer, and a rank's prompt chunk holds up
+/// the others' decodes; costing that as "some rank's chunk in this step" brought the factor
+/// to 1.2 but the never-fitted GPUs' p90 from 30 % to 35 %, so it is not built). 116 DEP
+/// rows (B200, GB200, H100), 46 of them the 1.0-era "TPn" MoE columns
+/// ([`crate::accuracy::speed`], `dep_by_command`).
 pub const FITTED: Constants = Constants {
     eta_bw: 0.73,
     eta_kv: 0.79,
     eta_gemm16: 0.70,
     eta_gemm8: 0.70,
     eta_gemm4: 0.42,
-    eta_link: 0.45,
-    eager_layer_s: 11e-6,
-    per_seq_s: 8.0e-6,
+    eta_link: 0.44,
+    eager_layer_s: 7.0e-6,
+    per_seq_s: 8.1e-6,
     gemm_half_tokens: 160.0,
-    layer_s: 80e-6,
-    ep_imbalance: 2.9,
+    layer_s: 81e-6,
+    ep_imbalance: 3.0,
 };
 
 impl Constants {
