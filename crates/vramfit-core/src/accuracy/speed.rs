@@ -15,8 +15,8 @@
 //! of a TP group across nodes are reported but not fitted on ([`Unfitted`]); a column a later
 //! revision of its source defines is read as defined there ([`per_gpu_as_revised`]); a
 //! layout is read as the run's command set it, not only as its column is headed (the
-//! 1.0-era MoE "TPn" columns ran attention DP, `dep_by_command`); attention DP with pipeline
-//! stages and rows without fixed lengths are skipped with the reason.
+//! 1.0-era MoE "TPn" columns ran attention DP, `dep_by_command`); rows without fixed lengths
+//! are skipped with the reason.
 #![cfg_attr(not(feature = "bundled"), allow(dead_code, unused_imports))]
 
 use super::{parse_csv, Rec};
@@ -463,18 +463,13 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
             skipped.push(why("no fixed input/output lengths"));
             continue;
         };
-        // Attention data-parallel with pipeline stages ("DEP2,PP2 (4 GPUs)", the 1.1-era
-        // RTX PRO 6000 tables): a layout the replica model does not build.
-        if let Some(n) = dep {
-            if notes
+        // Attention data-parallel in each of `PPm` pipeline stages ("DEP2,PP2 (4 GPUs)", the
+        // 1.1-era RTX PRO 6000 tables).
+        let dep_stages = dep.and_then(|n| {
+            notes
                 .find(&format!("DEP{n},PP"))
                 .and_then(|i| num_after(&notes[i + 3..], "PP"))
-                .is_some_and(|pp| pp > 1)
-            {
-                skipped.push(why("attention data-parallel with pipeline stages"));
-                continue;
-            }
-        }
+        });
         let Some(model_id) = model_for(&cat, raw_model) else {
             skipped.push(why("not in catalog"));
             continue;
@@ -490,17 +485,16 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
             continue;
         };
         let Ok(arch) = m.model.arch() else { continue };
-        let Some((tp, pp)) = dep.map(|n| (n, 1)).or_else(|| layout(notes, r.num("tp"))) else {
+        let Some((tp, pp)) = dep
+            .map(|n| (n, dep_stages.unwrap_or(1).max(1)))
+            .or_else(|| layout(notes, r.num("tp")))
+        else {
             continue;
         };
         // The 1.0-era revisions ran every MoE model with the doc's MoE command: `--ep
         // $ep_size` and `enable_attention_dp: true`, whatever the column's "TPn"; the later
         // revisions label the same configurations "DEPn" (`dep_by_command`).
         let dep = dep.or_else(|| dep_by_command(notes, arch.moe.is_some(), tp));
-        if dep.is_some() && pp > 1 {
-            skipped.push(why("attention data-parallel with pipeline stages"));
-            continue;
-        }
         let engine = if notes.starts_with("TensorRT-LLM") || notes.contains("trtllm-bench") {
             Engine::TrtLlm
         } else if notes.contains("SGLang") {
@@ -807,12 +801,11 @@ mod tests {
             "TensorRT-LLM 1.1; DEPLOYED per the doc; DEP4 (4 GPUs); ISL=1000 OSL=1000",
         ));
         assert_eq!((c.len(), c[0].dep, c[0].tp), (1, true, 4));
-        // Attention data-parallel with pipeline stages: skipped, not read as one DEP group.
-        let (c, skipped) = super::cases(&row(
+        // Attention data-parallel in each of two pipeline stages: 4 GPUs, not one DEP2 group.
+        let (c, _) = super::cases(&row(
             "TensorRT-LLM 1.1; DEP2,PP2 (4 GPUs); ISL=1000 OSL=1000",
         ));
-        assert!(c.is_empty());
-        assert!(skipped[0].ends_with("attention data-parallel with pipeline stages"));
+        assert_eq!((c.len(), c[0].dep, c[0].tp, c[0].pp), (1, true, 2, 2));
     }
 
     #[cfg(feature = "bundled")] // reads the embedded catalog
@@ -841,10 +834,9 @@ mod tests {
         // One GPU: nothing to split.
         let tp1 = format!("{era}; ISL=1000 OSL=1000; TP1,PP1 (1 GPUs)");
         assert_eq!(one(qwen, &tp1).0, Some((false, 1, 1)));
-        // With pipeline stages: attention DP per stage, a replica not built, so skipped.
-        let (c, skipped) = one(qwen, &format!("{era}; ISL=1000 OSL=1000; TP2,PP4 (8 GPUs)"));
-        assert_eq!(c, None);
-        assert!(skipped[0].ends_with("attention data-parallel with pipeline stages"));
+        // With pipeline stages: attention DP over 2 GPUs in each of 4 stages.
+        let tp2pp4 = format!("{era}; ISL=1000 OSL=1000; TP2,PP4 (8 GPUs)");
+        assert_eq!(one(qwen, &tp2pp4).0, Some((true, 2, 4)));
     }
 
     #[cfg(feature = "bundled")] // reads the embedded catalog

@@ -185,14 +185,10 @@ mod tests {
         );
         assert!(check(&u, &fitted).is_empty(), "{:?}", check(&u, &fitted));
         // "DEP2,PP2 (4 GPUs)", and the 1.0-era MoE "TP2,PP2" columns run with attention DP
-        // (`speed::dep_by_command`): no such replica is built, so those rows are not compared
-        // (predicted as one 2-GPU replica, they read as half the measurement). 7 + 29.
-        let pipelined = u
-            .skipped
-            .iter()
-            .filter(|w| w.ends_with("attention data-parallel with pipeline stages"))
-            .count();
-        assert_eq!(pipelined, 36);
+        // (`speed::dep_by_command`): attention-DP ranks in each pipeline stage, compared
+        // (7 + 29 rows; they were skipped before such a replica was built).
+        let dep_stages = u.cases.iter().filter(|c| c.dep && c.pp > 1).count();
+        assert_eq!(dep_stages, 36);
         // A GPU of the file among the fitted ones is caught.
         assert_eq!(check(&u, &["h200-sxm".to_string()]).len(), 1);
     }

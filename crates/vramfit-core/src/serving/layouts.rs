@@ -10,7 +10,8 @@ impl Replica {
     /// A DEP layout over `n` GPUs (attention data-parallel `n`, experts split over the `n`):
     /// built from the scenario at TP `n` with expert parallelism (`s`, `e`), each rank keeping
     /// the dense weights whole, its own requests and its own KV for every head. The KV pool
-    /// is that estimate's, less the dense weights each rank now holds in full.
+    /// is that estimate's, less the dense weights each rank now holds in full. With pipeline
+    /// stages (`s` at PP `m`, "DEPn,PPm") every stage is such a group over its layers.
     #[must_use]
     pub fn data_parallel_attention(
         s: &crate::sizing::Scenario,
