@@ -462,6 +462,8 @@ pub fn report_for(csv: &str) -> (String, Vec<String>) {
     let mut sp = speed_report::SpeedReport::of(csv, &crate::serving::FITTED);
     let un = unseen::Unseen::of(unseen::UNSEEN_GPUS_CSV, &crate::serving::FITTED);
     sp.unseen = un.held_out_errors();
+    // Reported, not pooled into the bands (`unseen::engines_markdown` says why).
+    let engines = unseen::Unseen::of(unseen::UNSEEN_ENGINES_CSV, &crate::serving::FITTED);
     // llama.cpp's rows: never fitted, planned through the app's own path.
     let (ss, ss_wrong) = match single_stream::rows(single_stream::LLAMA_CPP_DECODE_CSV) {
         Ok(rows) => (rows, None),
@@ -508,6 +510,11 @@ pub fn report_for(csv: &str) -> (String, Vec<String>) {
         "median ≤ 15%",
     ));
     s.push_str(&line(
+        "output tokens/s, vLLM and SGLang runs of other sources (never fitted)",
+        engines.summary(None),
+        "–",
+    ));
+    s.push_str(&line(
         "llama.cpp one-user decode tokens/s, llama-bench runs (never fitted)",
         Summary::of(
             &single_stream::held_out_errors(&ss)
@@ -527,6 +534,7 @@ pub fn report_for(csv: &str) -> (String, Vec<String>) {
     }
     s.push_str(&speed_report::markdown(&sp, &crate::serving::FITTED));
     s.push_str(&unseen::markdown(&un));
+    s.push_str(&unseen::engines_markdown(&engines));
     s.push_str(&single_stream::markdown(&ss));
     s.push_str(&features::markdown());
     let mut wrong = speed_report::check(&sp, &crate::serving::FITTED);

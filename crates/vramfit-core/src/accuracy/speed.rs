@@ -599,7 +599,9 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         if engine == Engine::TrtLlm && !pytorch_backend(notes) {
             replica = replica.attending_whole_sequence();
         }
-        let eager = notes.contains("CUDA graphs unintentionally OFF");
+        let eager = notes.contains("CUDA graphs unintentionally OFF")
+            || notes.contains("--disable-cuda-graph")
+            || notes.contains("--enforce-eager");
         replica.cuda_graphs = !eager;
         // Ray across nodes, or across pods of one node: containers whose GPUs NCCL reaches
         // over the pods' network, not NVLink (dennislee22/vLLM-benchmarking's runs).

@@ -20,6 +20,13 @@ use crate::serving::Constants;
 /// The rows (same columns as the calibration set).
 pub const UNSEEN_GPUS_CSV: &str = include_str!("../../tests/data/unseen_gpus.csv");
 
+/// vLLM and SGLang runs from sources the calibration set does not hold, at fixed lengths
+/// (`tests/data/unseen_engines.csv`; where each came from, what was left out and why:
+/// `unseen_engines.md` beside it). SGLang has no throughput row in the calibration set, and
+/// vLLM's there are AMD's MI300X tables and one A100 sweep; these are other GPUs (H100, H200,
+/// B200), other sources on the same GPUs, and other models. Never fitted on.
+pub const UNSEEN_ENGINES_CSV: &str = include_str!("../../tests/data/unseen_engines.csv");
+
 /// The median-error bound on these rows: issue 14's leave-one-GPU-out target.
 const TARGET_MEDIAN: f64 = 0.15;
 
@@ -101,6 +108,70 @@ TensorRT-LLM's band in the app pools these errors with the leave-one-GPU-out one
     s
 }
 
+/// The report's section on [`UNSEEN_ENGINES_CSV`]: errors by engine and GPU, and by how the
+/// run loaded the server.
+#[must_use]
+pub fn engines_markdown(u: &Unseen) -> String {
+    use crate::serving::Load;
+    use std::fmt::Write as _;
+    let mut s = String::from(
+        "\n### vLLM and SGLang runs from other sources (never fitted, not in the bands)\n\n\
+Published `vllm bench serve`, `sglang.bench_serving` and vLLM `benchmark_latency`/`benchmark_throughput` runs at fixed prompt lengths, \
+from sources the calibration set does not hold (`crates/vramfit-core/tests/data/unseen_engines.csv`; sources, what was left out and why in `unseen_engines.md` beside it), \
+planned with the shipped constants and never fitted on. Where a run did not force its output length, the length is the mean the run generated. \
+They are reported, not pooled into the app's bands. Most are short runs that the serving model, a steady state, does not describe \
+(a few hundred prompts sent at once with outputs of 4 to 200 tokens, whose throughput is one burst's prefill plus the client's and API server's time; \
+a few hundred prompts at 1 to 8 per second, whose duration is mostly the ramp and the drain). The steadiest of them say more: \
+SGLang 0.4.x serving DeepSeek-R1 at a fixed concurrency (dstack, early 2025) ran 2 to 3 times slower than the model (at concurrency 128 on H200 its mean ITL was 111 ms; the model's step is 46 ms), \
+while the recent vLLM runs at a fixed concurrency are within 30 % (gpt-oss-120b on 8 H200 \u{2212}3.6 %, Qwen3-235B on 4 B200 +28.5 %). \
+SGLang stays \"not validated\" in the app. A row predicted at 0 is one the memory model says does not start (\u{2212}100 %).\n\n",
+    );
+    let table = |s: &mut String,
+                 head: &str,
+                 keys: &[(String, String)],
+                 key: &dyn Fn(&Case) -> (String, String)| {
+        let _ = write!(s, "| engine | {head} | rows | median | p90 | signed p10 | signed median | signed p90 |\n|---|---|---|---|---|---|---|---|\n");
+        for (e, g) in keys {
+            let row = error_row(g, &u.errors(|c| key(c) == (e.clone(), g.clone())));
+            let _ = write!(s, "| {e} {row}");
+        }
+        s.push('\n');
+    };
+    let by_gpu = |c: &Case| (c.engine.family().to_string(), c.gpu.clone());
+    let by_load = |c: &Case| {
+        let how = match c.load {
+            Load::MaxLoad => "all prompts at once",
+            Load::Concurrency(_) => "fixed concurrency",
+            Load::Rate(_) => "request rate",
+        };
+        (c.engine.family().to_string(), how.to_string())
+    };
+    for (head, key) in [
+        ("GPU", &by_gpu as &dyn Fn(&Case) -> (String, String)),
+        ("load", &by_load),
+    ] {
+        let mut keys: Vec<(String, String)> =
+            u.cases.iter().filter(|c| c.fitted()).map(key).collect();
+        keys.sort();
+        keys.dedup();
+        table(&mut s, head, &keys, key);
+    }
+    for e in ["sglang", "vllm"] {
+        let x = Summary::of(&u.errors(|c| c.engine.family() == e));
+        let _ = writeln!(
+            s,
+            "All {e} rows: {}, median {:.1} %, p90 {:.1} %.",
+            x.n,
+            x.median * 100.0,
+            x.p90 * 100.0
+        );
+    }
+    if !u.skipped.is_empty() {
+        let _ = writeln!(s, "\nRows not compared: {}.", skip_reasons(&u.skipped));
+    }
+    s
+}
+
 /// The columns of [`error_row`], a Markdown table's head.
 pub(super) const ERROR_TABLE_HEAD: &str =
     "| GPU | rows | median | p90 | signed p10 | signed median | signed p90 |\n|---|---|---|---|---|---|---|\n";
@@ -166,6 +237,33 @@ pub fn check(u: &Unseen, calibrated: &[String]) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::serving::FITTED;
+
+    #[test]
+    fn every_vllm_and_sglang_run_of_other_sources_is_planned() {
+        let u = Unseen::of(UNSEEN_ENGINES_CSV, &FITTED);
+        // Every row is read (none skipped), as the engine its notes name, on the GPU printed.
+        assert!(u.skipped.is_empty(), "{:?}", u.skipped);
+        let count = |e: &str| u.cases.iter().filter(|c| c.engine.family() == e).count();
+        assert_eq!(
+            (u.cases.len(), count("sglang"), count("vllm")),
+            (117, 36, 81)
+        );
+        assert_eq!(
+            u.gpus(),
+            ["a100-80gb-sxm", "b200", "h100-sxm", "h200-sxm", "mi300x"]
+        );
+        // `--enable-dp-attention` is a DEP layout; `--disable-cuda-graph` runs eagerly.
+        assert_eq!(u.cases.iter().filter(|c| c.dep).count(), 21);
+        assert_eq!(u.cases.iter().filter(|c| c.eager).count(), 4);
+        // A run that stopped early is planned at the length it generated: gpt-oss-120b on one
+        // H100, 4000/200 nominal, "Total generated tokens 67205" of 500 requests = 134.
+        assert!(u.cases.iter().any(|c| c.model == "gpt-oss-120b"
+            && c.gpu == "h100-sxm"
+            && c.tp == 1
+            && c.output == 134));
+        // Not pooled into the bands: SGLang stays without one.
+        assert!(crate::serving::validation(crate::engine::Engine::Sglang).is_none());
+    }
 
     #[test]
     fn the_unseen_gpus_are_not_in_the_calibration_set() {
