@@ -43,10 +43,11 @@
 //!                 grouped-query attention by its KV reads; `attn_decode_flops_per_cached_token`)
 //! t_attn        = 4 × p × (input / 2) × heads × head_dim × layers / (F_16 × η_gemm16)
 //! t_comm        = layers × 2 × (α + 2 (t−1)/t × T × hidden × 2 B / (link × η_link))   (TP ring)
-//!               + layers × (2α + (dp−1) × T × hidden × (b_in + 2 B) / (link × η_link))
-//!                 (DEP: all-gather of the ranks' tokens at the GEMM input's b_in bytes,
-//!                 reduce-scatter of the 16-bit outputs; the expert GEMMs of a rank then
-//!                 run every rank's tokens, `dp × T`, at `ep_imbalance` × their share)
+//!               + MoE layers × (2α + (dp−1) × T × hidden × (b + 2 B) / (link × η_link))
+//!                 (DEP: all-gather of the ranks' tokens at `gather_bytes` b, quantized by
+//!                 TensorRT-LLM and 16-bit elsewhere, and reduce-scatter of the 16-bit
+//!                 outputs; the expert GEMMs of a rank then run every rank's tokens,
+//!                 `dp × T`, at min(`ep_imbalance`, dp) × their share)
 //! stage         = t_linear + t_kv + t_attn + t_comm
 //! ITL           = stages × stage(d / stages) + (stages − 1) × p2p + overhead
 //! ```
@@ -184,6 +185,15 @@ pub struct Replica {
     pub block: f64,
     /// Layers per stage.
     pub layers: f64,
+    /// MoE layers per stage (0 for dense models; every layer for most MoE models, every
+    /// second for Llama 4 Maverick, all but the first 3 for DeepSeek-V3).
+    pub moe_layers: f64,
+    /// Bytes per hidden element a DEP rank's all-gather moves before an MoE layer:
+    /// TensorRT-LLM quantizes the tokens to the GEMM input first (`CutlassFusedMoE.
+    /// forward_chunk`, `run_post_quant_allgather`), vLLM's `allgather_reducescatter` backend
+    /// and SGLang's DP attention gather 16-bit hidden states. Set by
+    /// [`Replica::data_parallel_attention`]; 2 otherwise.
+    pub gather_bytes: f64,
     /// Hidden size.
     pub hidden: f64,
     /// Attention heads × head dim per GPU.
@@ -357,18 +367,13 @@ pub fn step_time(r: &Replica, k: &Constants, d: f64, ctx: f64, p: f64, pctx: f64
         0.0
     } + if r.dp > 1.0 && r.experts > 0.0 {
         // Attention data-parallel ranks sharing the experts: before each MoE layer an
-        // all-gather of every rank's tokens, quantized to the GEMMs' input precision first,
-        // and after it a reduce-scatter of the 16-bit outputs, so a rank moves
-        // `(dp − 1) × tokens × hidden × (input bytes + 2)`, whatever top-k is (TensorRT-LLM
-        // `CutlassFusedMoE.forward_chunk`: `run_post_quant_allgather`, `fp4_quantize`, then
+        // all-gather of every rank's tokens (`gather_bytes` per element), and after it a
+        // reduce-scatter of the 16-bit outputs, so a rank moves
+        // `(dp − 1) × tokens × hidden × (gather bytes + 2)`, whatever top-k is (TensorRT-LLM
+        // `CutlassFusedMoE.forward_chunk`: `run_post_quant_allgather`, then
         // `reducescatter_or_allreduce`; vLLM's `allgather_reducescatter` all2all backend).
-        let input_bytes = match r.precision {
-            Precision::Bits4 => 0.5625, // FP4 values and one FP8 scale per 16
-            Precision::Bits8 => 1.0,
-            Precision::Bits16 => 2.0,
-        };
-        let moved = (r.dp - 1.0) * t * r.hidden * (input_bytes + 2.0);
-        r.layers * (2.0 * r.alpha + moved / (r.link * k.eta_link))
+        let moved = (r.dp - 1.0) * t * r.hidden * (r.gather_bytes + 2.0);
+        r.moe_layers * (2.0 * r.alpha + moved / (r.link * k.eta_link))
     } else {
         0.0
     };
@@ -574,9 +579,16 @@ pub fn serve(r: &Replica, k: &Constants, t: &Traffic) -> Serving {
         Load::Rate(x) => Load::Rate(x / dp),
     };
     let mut s = serve_rank(r, k, &Traffic { load, ..*t });
-    s.concurrency *= dp;
-    s.tokens_per_s_total *= dp;
-    s.requests_per_s *= dp;
+    // The ranks step together, at the busiest one's pace: `n` requests over `dp` ranks are
+    // `n / ⌈n / dp⌉` ranks' worth (fewer than `dp` when `n` does not divide, or is below
+    // `dp`), unless memory holds each rank to fewer.
+    let ranks = match t.load {
+        Load::Concurrency(n) if s.concurrency > 0.0 => (f(n) / s.concurrency).min(dp),
+        _ => dp,
+    };
+    s.concurrency *= ranks;
+    s.tokens_per_s_total *= ranks;
+    s.requests_per_s *= ranks;
     s
 }
 
@@ -802,6 +814,10 @@ impl Replica {
             kv_pool_bytes: f(e.kv_pool_bytes),
             block: f(e.block_size.max(1)),
             layers: f(m.layers.div_ceil(pp)),
+            moe_layers: f(m.layers.div_ceil(pp))
+                * f(m.layer_is_moe.iter().map(|x| u64::from(*x)).sum())
+                / f(m.layers.max(1)),
+            gather_bytes: 2.0,
             hidden: f(m.hidden),
             attn_width: f(m.heads) / f(tp) * f(m.head_dim),
             tp: f(tp),
@@ -865,6 +881,8 @@ mod tests {
             kv_pool_bytes: 30e9,
             block: 16.0,
             layers: 32.0,
+            moe_layers: 0.0,
+            gather_bytes: 2.0,
             hidden: 4096.0,
             attn_width: 4096.0,
             tp: 1.0,
@@ -906,6 +924,8 @@ mod tests {
             experts: 128.0,
             experts_per_token: 8.0,
             dp: 4.0,
+            moe_layers: 32.0,
+            gather_bytes: 0.5625,
             precision: Precision::Bits4,
             bandwidth: 8e12,
             flops: 4.5e15,
@@ -913,8 +933,9 @@ mod tests {
             ..replica()
         };
         let st = step_time(&r, &FITTED, 100.0, 1000.0, 0.0, 0.0);
-        // All-gather of the other 3 ranks' 100 tokens at FP4 with scales (0.5625 B) and
-        // reduce-scatter of the 16-bit outputs (2 B), per layer: 32 × (2 × 8 µs + 3 × 100 ×
+        // All-gather of the other 3 ranks' 100 tokens at FP4 with scales (0.5625 B, as
+        // TensorRT-LLM gathers them) and reduce-scatter of the 16-bit outputs (2 B), per MoE
+        // layer: 32 × (2 × 8 µs + 3 × 100 ×
         // 4096 × 2.5625 / (450e9 × 0.44)) = 1.0209 ms. (The all-to-all this replaces sent
         // min(top-k, dp) 16-bit copies of each token each way, times `ep_imbalance` (2.9):
         // 4.5× these bytes here.)
@@ -940,6 +961,43 @@ mod tests {
             (st.linear * 1e3 - 3.142_05).abs() < 1e-4,
             "{}",
             st.linear * 1e3
+        );
+    }
+
+    #[test]
+    fn a_dep_layout_with_fewer_requests_than_ranks_counts_only_them() {
+        // Eight DEP ranks: 4 requests keep 4 ranks busy with one each, 8 keep all 8, and
+        // the step is the same one-request step, so the replica makes half the tokens/s
+        // (planning each rank with at least one request made the 4 read as 8).
+        let r = Replica {
+            expert_bytes: 5e9,
+            expert_params: 1e9,
+            experts: 128.0,
+            experts_per_token: 8.0,
+            dp: 8.0,
+            moe_layers: 32.0,
+            ..replica()
+        };
+        let at = |n| serve(&r, &FITTED, &traffic(Load::Concurrency(n)));
+        let (four, eight) = (at(4), at(8));
+        assert!(
+            (four.concurrency - 4.0).abs() < 1e-9,
+            "{}",
+            four.concurrency
+        );
+        assert!(
+            (eight.concurrency - 8.0).abs() < 1e-9,
+            "{}",
+            eight.concurrency
+        );
+        assert!((four.itl_ms - eight.itl_ms).abs() < 1e-9);
+        assert!((eight.tokens_per_s_total / four.tokens_per_s_total - 2.0).abs() < 1e-9);
+        // 12 requests: two on the busiest rank, so 12 / 2 = 6 ranks' worth of its pace.
+        let twelve = at(12);
+        assert!(
+            (twelve.concurrency - 12.0).abs() < 1e-9,
+            "{}",
+            twelve.concurrency
         );
     }
 

@@ -812,6 +812,20 @@ mod tests {
 
     #[cfg(feature = "bundled")] // reads the embedded catalog
     #[test]
+    fn eager_runs_are_the_ones_their_notes_name() {
+        // The calibration set's eager cases are TensorRT-LLM runs whose doc says CUDA graphs
+        // were off; `--disable-cuda-graph` / `--enforce-eager` in a row's notes (the vLLM
+        // and SGLang runs of other sources) adds none of its rows.
+        let (c, _) = super::cases(super::super::CALIBRATION_CSV);
+        assert_eq!(c.iter().filter(|c| c.eager).count(), 119);
+        let flags = ["--disable-cuda-graph", "--enforce-eager"];
+        let csv = super::super::CALIBRATION_CSV;
+        // The one calibration row naming `--enforce-eager` is a start-up log, not a run.
+        assert_eq!(csv.lines().filter(|l| flags.iter().any(|f| l.contains(f))).count(), 1);
+    }
+
+    #[cfg(feature = "bundled")] // reads the embedded catalog
+    #[test]
     fn a_1_0_era_moe_column_ran_the_docs_moe_command() {
         let head = "source,kind,model,gpu,gpu_mem_gib,tp,dtype,quant,kv_cache_dtype,max_model_len,gpu_mem_util,block_size,weights_gib,kv_cache_gib,gpu_blocks,kv_tokens,max_concurrency,throughput_tok_s,notes\n";
         let row = |model: &str, notes: &str| {

@@ -66,6 +66,21 @@ impl Unseen {
         Summary::of(&self.errors(|c| gpu.is_none_or(|g| c.gpu == g)))
     }
 
+    /// Errors over the compared rows that the memory model lets start (a prediction of 0
+    /// is a memory miss, not a speed error: [`engines_markdown`] lists those apart).
+    #[must_use]
+    pub fn summary_started(&self) -> Summary {
+        Summary::of(
+            &self
+                .cases
+                .iter()
+                .zip(&self.pred)
+                .filter(|(c, p)| c.fitted() && **p > 0.0)
+                .map(|(c, p)| rel(c.measured, *p))
+                .collect::<Vec<_>>(),
+        )
+    }
+
     /// Signed errors of the compared rows: (engine family, GPU, error), as the app's bands
     /// pool them ([`super::speed_report::validation`]).
     #[must_use]
@@ -122,17 +137,26 @@ planned with the shipped constants and never fitted on. Where a run did not forc
 They are reported, not pooled into the app's bands. Most are short runs that the serving model, a steady state, does not describe \
 (a few hundred prompts sent at once with outputs of 4 to 200 tokens, whose throughput is one burst's prefill plus the client's and API server's time; \
 a few hundred prompts at 1 to 8 per second, whose duration is mostly the ramp and the drain). The steadiest of them say more: \
-SGLang 0.4.x serving DeepSeek-R1 at a fixed concurrency (dstack, early 2025) ran 2 to 3 times slower than the model (at concurrency 128 on H200 its mean ITL was 111 ms; the model's step is 46 ms), \
+SGLang 0.4.x serving DeepSeek-R1 at a fixed concurrency (dstack, early 2025) ran 2 to 3 times slower than the model (at concurrency 128 on H200 its mean ITL was 111 ms; the model's step is 47 ms), \
 while the recent vLLM runs at a fixed concurrency are within 30 % (gpt-oss-120b on 8 H200 \u{2212}3.6 %, Qwen3-235B on 4 B200 +28.5 %). \
-SGLang stays \"not validated\" in the app. A row predicted at 0 is one the memory model says does not start (\u{2212}100 %).\n\n",
+SGLang stays \"not validated\" in the app. Rows the memory model says do not start are counted apart, below the tables, not as \u{2212}100 % errors.\n\n",
     );
+    // Speed errors of the rows the memory model lets start; the others are counted apart.
+    let errors = |keep: &dyn Fn(&Case) -> bool| -> Vec<f64> {
+        u.cases
+            .iter()
+            .zip(&u.pred)
+            .filter(|(c, p)| c.fitted() && **p > 0.0 && keep(c))
+            .map(|(c, p)| rel(c.measured, *p))
+            .collect()
+    };
     let table = |s: &mut String,
                  head: &str,
                  keys: &[(String, String)],
                  key: &dyn Fn(&Case) -> (String, String)| {
         let _ = write!(s, "| engine | {head} | rows | median | p90 | signed p10 | signed median | signed p90 |\n|---|---|---|---|---|---|---|---|\n");
         for (e, g) in keys {
-            let row = error_row(g, &u.errors(|c| key(c) == (e.clone(), g.clone())));
+            let row = error_row(g, &errors(&|c| key(c) == (e.clone(), g.clone())));
             let _ = write!(s, "| {e} {row}");
         }
         s.push('\n');
@@ -157,13 +181,34 @@ SGLang stays \"not validated\" in the app. A row predicted at 0 is one the memor
         table(&mut s, head, &keys, key);
     }
     for e in ["sglang", "vllm"] {
-        let x = Summary::of(&u.errors(|c| c.engine.family() == e));
+        let x = Summary::of(&errors(&|c| c.engine.family() == e));
         let _ = writeln!(
             s,
-            "All {e} rows: {}, median {:.1} %, p90 {:.1} %.",
+            "All {e} rows that start: {}, median {:.1} %, p90 {:.1} %.",
             x.n,
             x.median * 100.0,
             x.p90 * 100.0
+        );
+    }
+    let mut stopped: Vec<String> = u
+        .cases
+        .iter()
+        .zip(&u.pred)
+        .filter(|(c, p)| c.fitted() && **p <= 0.0)
+        .map(|(c, _)| {
+            format!(
+                "{} on {} at TP {}, {}/{}",
+                c.model, c.gpu, c.tp, c.input, c.output
+            )
+        })
+        .collect();
+    if !stopped.is_empty() {
+        let n = stopped.len();
+        stopped.dedup();
+        let _ = writeln!(
+            s,
+            "\nRuns the memory model says do not start ({n}; their sources ran them): {}.",
+            stopped.join("; ")
         );
     }
     if !u.skipped.is_empty() {

@@ -53,7 +53,7 @@ const GEMM_MIN_TILE: f64 = 16.0;
 /// 16-bit and 8-bit GEMMs reach 70 % of dense tensor peak, FP4 42 %, half of that at 144
 /// tokens per GEMM (`n½` = 160, [`Constants::occupancy`]); an all-reduce reaches 44 % of the
 /// per-direction link bandwidth; each layer costs 81 µs per step outside the GEMMs with CUDA
-/// graphs (7.0 µs more without); each running request 8.1 µs of CPU per step. In DEP layouts
+/// graphs (7.7 µs more without); each running request 8.1 µs of CPU per step. In DEP layouts
 /// the busiest rank's expert work takes 3.0× its uniform-routing share (at most `dp`×), the
 /// bound of the fit: more than routing imbalance alone (1.2–1.5× in DeepSeek's EPLB
 /// notes), so the factor also carries what the model does not separate in those layouts (the
@@ -69,7 +69,7 @@ pub const FITTED: Constants = Constants {
     eta_gemm8: 0.70,
     eta_gemm4: 0.42,
     eta_link: 0.44,
-    eager_layer_s: 7.0e-6,
+    eager_layer_s: 7.7e-6,
     per_seq_s: 8.1e-6,
     gemm_half_tokens: 160.0,
     layer_s: 81e-6,

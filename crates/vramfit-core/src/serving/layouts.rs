@@ -3,7 +3,7 @@
 //! another link; the layers of a stage by attention kind; and whether a layout spans nodes
 //! ([`spans_nodes`]).
 
-use super::Replica;
+use super::{Precision, Replica};
 use crate::units::real as f;
 
 impl Replica {
@@ -42,6 +42,15 @@ impl Replica {
             kv_pool_bytes: (split.kv_pool_bytes - extra_dense).max(0.0),
             tp: 1.0,
             dp: f(n),
+            gather_bytes: if s.flags.engine == crate::engine::Engine::TrtLlm {
+                match split.precision {
+                    Precision::Bits4 => 0.5625, // FP4 values and one FP8 scale per 16
+                    Precision::Bits8 => 1.0,
+                    Precision::Bits16 => 2.0,
+                }
+            } else {
+                2.0
+            },
             ..split
         }
     }
