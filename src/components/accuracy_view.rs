@@ -35,7 +35,7 @@ pub fn AccuracyView() -> impl IntoView {
             <tbody>{engines}</tbody>
         </table>
         <p data-testid="unseen-gpus">{format!("On {} GPUs outside the calibration set ({}; {} rows of TensorRT-LLM's own tables), predicted with the shipped constants and never fitted on: median error {}, 90th percentile {}. TensorRT-LLM's band pools these rows with its leave-one-GPU-out ones.", UNSEEN_GPUS.gpu_ids.len(), UNSEEN_GPUS.gpu_ids.join(", "), UNSEEN_GPUS.rows, pct(UNSEEN_GPUS.median), pct(UNSEEN_GPUS.p90))}</p>
-        <p>"llama.cpp's band comes from published llama-bench runs of one user decoding on one GPU or Apple or AMD chip, never fitted on; llama.cpp with more users or GPUs, and engines without published measurements (SGLang, transformers), are shown as not validated, without a band."</p>
+        <p>"llama.cpp's band comes from published llama-bench runs of one user decoding on one GPU or Apple or AMD chip, never fitted on; llama.cpp with more users or GPUs, and engines with no measurement the bands can pool (SGLang, whose published fixed-length runs are short runs reported beside the bands in docs/ACCURACY.md; transformers), are shown as not validated, without a band."</p>
         <p>"The full row-by-row table is docs/ACCURACY.md in the repository. Memory follows vLLM v0.19's accounting; older versions (v0.11–v0.16) can be selected as the engine."</p>
     }
 }

@@ -821,7 +821,12 @@ mod tests {
         let flags = ["--disable-cuda-graph", "--enforce-eager"];
         let csv = super::super::CALIBRATION_CSV;
         // The one calibration row naming `--enforce-eager` is a start-up log, not a run.
-        assert_eq!(csv.lines().filter(|l| flags.iter().any(|f| l.contains(f))).count(), 1);
+        assert_eq!(
+            csv.lines()
+                .filter(|l| flags.iter().any(|f| l.contains(f)))
+                .count(),
+            1
+        );
     }
 
     #[cfg(feature = "bundled")] // reads the embedded catalog

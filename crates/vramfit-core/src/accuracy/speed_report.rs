@@ -285,7 +285,7 @@ The app's speed bands are the 10th–90th percentiles per engine of the leave-on
             signed(p90)
         );
     }
-    s.push_str("\nSGLang and transformers have no usable row (their published runs use ShareGPT lengths): their speeds are shown as not validated.\n");
+    s.push_str("\nSGLang and transformers have no row the bands pool: most published runs of both use ShareGPT lengths, and SGLang's fixed-length ones (\"vLLM and SGLang runs from other sources\", below) are short runs reported beside the bands, not in them. Their speeds are shown as not validated.\n");
     s.push_str("\n### Latency where the source gives it (in-sample)\n\n| quantity | rows | median | p90 |\n|---|---|---|---|\n");
     for (name, ttft, rate) in [
         ("mean TTFT, request-rate runs", true, true),
