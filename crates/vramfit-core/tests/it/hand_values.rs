@@ -828,3 +828,27 @@ fn one_config_wide_window_is_full_attention_in_a_tensorrt_engine() {
     let r = Replica::of(&g, h100, &e);
     assert_eq!(r.attending_whole_sequence(), r);
 }
+
+#[test]
+fn a_replica_counts_the_moe_layers_its_dep_traffic_crosses() {
+    // DEP ranks gather and reduce-scatter around MoE layers only (`serving::step_time`).
+    // From the configs: Llama 4 Maverick interleaves an MoE block every second layer
+    // (`interleave_moe_layer_step` 2 of 48), DeepSeek-R1 keeps its first 3 of 61 dense
+    // (`first_k_dense_replace`), Qwen3-30B-A3B is MoE in all 48, Llama 3.1 8B in none.
+    use vramfit_core::serving::Replica;
+    let cat = Catalog::bundled();
+    let h200 = cat.gpu("h200-sxm").unwrap();
+    let moe = |id: &str, pp: u64| {
+        let mut s = scen(id, 8);
+        s.pipeline_parallel_size = pp;
+        let e = estimate_bytes(&s, h200.usable_bytes());
+        let r = Replica::of(&s, h200, &e);
+        (r.layers, r.moe_layers)
+    };
+    assert_eq!(moe("llama-4-maverick-17b-128e", 1), (48.0, 24.0));
+    assert_eq!(moe("deepseek-r1", 1), (61.0, 58.0));
+    assert_eq!(moe("qwen3-30b-a3b", 1), (48.0, 48.0));
+    assert_eq!(moe("llama-3.1-8b", 1), (32.0, 0.0));
+    // Per stage: Maverick over 2 stages holds 24 layers, 12 of them MoE.
+    assert_eq!(moe("llama-4-maverick-17b-128e", 2), (24.0, 12.0));
+}
