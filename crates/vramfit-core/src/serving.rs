@@ -814,9 +814,7 @@ impl Replica {
             kv_pool_bytes: f(e.kv_pool_bytes),
             block: f(e.block_size.max(1)),
             layers: f(m.layers.div_ceil(pp)),
-            moe_layers: f(m.layers.div_ceil(pp))
-                * f(m.layer_is_moe.iter().map(|x| u64::from(*x)).sum())
-                / f(m.layers.max(1)),
+            moe_layers: f(layouts::moe_layers(m, pp)),
             gather_bytes: 2.0,
             hidden: f(m.hidden),
             attn_width: f(m.heads) / f(tp) * f(m.head_dim),

@@ -589,6 +589,13 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         s.workload.output_tokens = output;
         // The GPU's kernels lay out quantized weights as the plan's do (`plan::place`).
         s.gpu_arch = crate::sizing::GpuArch::from_catalog(gpu.architecture.as_deref(), &gpu.name);
+        // CUDA graphs off (the doc's word, or the run's `--enforce-eager` /
+        // `--disable-cuda-graph`): the input table's row, so the memory estimate drops the
+        // graphs' pool and the replica launches every kernel (`Replica::of`).
+        let eager = notes.contains("CUDA graphs unintentionally OFF")
+            || notes.contains("--disable-cuda-graph")
+            || notes.contains("--enforce-eager");
+        s.flags.features.enforce_eager = eager;
         let e = estimate_bytes(&s, gpu.usable_bytes());
         let mut replica = match dep {
             Some(n) => Replica::data_parallel_attention(&s, gpu, &e, n),
@@ -599,10 +606,6 @@ pub fn cases(csv: &str) -> (Vec<Case>, Vec<String>) {
         if engine == Engine::TrtLlm && !pytorch_backend(notes) {
             replica = replica.attending_whole_sequence();
         }
-        let eager = notes.contains("CUDA graphs unintentionally OFF")
-            || notes.contains("--disable-cuda-graph")
-            || notes.contains("--enforce-eager");
-        replica.cuda_graphs = !eager;
         // Ray across nodes, or across pods of one node: containers whose GPUs NCCL reaches
         // over the pods' network, not NVLink (dennislee22/vLLM-benchmarking's runs).
         let across_nodes = (notes.contains("different nodes")

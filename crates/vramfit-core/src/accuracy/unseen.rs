@@ -66,19 +66,22 @@ impl Unseen {
         Summary::of(&self.errors(|c| gpu.is_none_or(|g| c.gpu == g)))
     }
 
-    /// Errors over the compared rows that the memory model lets start (a prediction of 0
-    /// is a memory miss, not a speed error: [`engines_markdown`] lists those apart).
+    /// Signed errors of the compared rows that `keep` selects and the memory model lets
+    /// start (a prediction of 0 is a memory miss, not a speed error: [`engines_markdown`]
+    /// lists those apart).
+    fn started_errors(&self, keep: impl Fn(&Case) -> bool) -> Vec<f64> {
+        self.cases
+            .iter()
+            .zip(&self.pred)
+            .filter(|(c, p)| c.fitted() && **p > 0.0 && keep(c))
+            .map(|(c, p)| rel(c.measured, *p))
+            .collect()
+    }
+
+    /// Errors over the compared rows that the memory model lets start.
     #[must_use]
     pub fn summary_started(&self) -> Summary {
-        Summary::of(
-            &self
-                .cases
-                .iter()
-                .zip(&self.pred)
-                .filter(|(c, p)| c.fitted() && **p > 0.0)
-                .map(|(c, p)| rel(c.measured, *p))
-                .collect::<Vec<_>>(),
-        )
+        Summary::of(&self.started_errors(|_| true))
     }
 
     /// Signed errors of the compared rows: (engine family, GPU, error), as the app's bands
@@ -142,14 +145,7 @@ while the recent vLLM runs at a fixed concurrency are within 30 % (gpt-oss-120b 
 SGLang stays \"not validated\" in the app. Rows the memory model says do not start are counted apart, below the tables, not as \u{2212}100 % errors.\n\n",
     );
     // Speed errors of the rows the memory model lets start; the others are counted apart.
-    let errors = |keep: &dyn Fn(&Case) -> bool| -> Vec<f64> {
-        u.cases
-            .iter()
-            .zip(&u.pred)
-            .filter(|(c, p)| c.fitted() && **p > 0.0 && keep(c))
-            .map(|(c, p)| rel(c.measured, *p))
-            .collect()
-    };
+    let errors = |keep: &dyn Fn(&Case) -> bool| u.started_errors(keep);
     let table = |s: &mut String,
                  head: &str,
                  keys: &[(String, String)],

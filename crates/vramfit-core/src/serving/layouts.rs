@@ -111,6 +111,16 @@ pub fn layout_gpus(s: &crate::sizing::Scenario) -> u64 {
 /// their window, whatever the engine's memory accounting (vLLM's hybrid allocator,
 /// TensorRT-LLM's variable-window KV pools and its PyTorch backend's per-model windows,
 /// `_torch/models/modeling_mistral.py` `attention_window_size`).
+/// The MoE layers of a stage, counted over the same first stage as [`attention_layers`].
+pub(super) fn moe_layers(m: &crate::model::ModelArch, pp: u64) -> u64 {
+    let stage = usize::try_from(m.layers.div_ceil(pp)).unwrap_or(usize::MAX);
+    m.layer_is_moe
+        .iter()
+        .take(stage)
+        .map(|x| u64::from(*x))
+        .sum()
+}
+
 pub(super) fn attention_layers(m: &crate::model::ModelArch, pp: u64) -> (u64, u64, u64) {
     use crate::model::LayerAttention as LA;
     let (mut full_layers, mut window_layers, mut window) = (0, 0, 0);
