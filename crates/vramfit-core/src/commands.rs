@@ -11,11 +11,12 @@
 //!   vLLM reads `quantization_config` from its `config.json`.
 //! - SGLang `python -m sglang.launch_server` (`python/sglang/srt/server_args.py`): `--tp`,
 //!   `--pp-size`, `--context-length`, `--mem-fraction-static`, `--quantization`,
-//!   `--kv-cache-dtype fp8_e4m3`, `--max-running-requests`, `--chunked-prefill-size`;
+//!   `--kv-cache-dtype fp8_e4m3`, `--max-running-requests`, `--chunked-prefill-size`,
+//!   `--ep-size` (expert parallelism over the TP group);
 //!   `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`.
 //! - TensorRT-LLM `trtllm-serve` (docs `commands/trtllm-serve`): `--backend pytorch`,
 //!   `--tp_size`, `--pp_size`, `--max_seq_len`, `--max_batch_size`, `--max_num_tokens`,
-//!   `--kv_cache_free_gpu_memory_fraction`; the KV dtype through `--extra_llm_api_options`
+//!   `--kv_cache_free_gpu_memory_fraction`, `--ep_size`; the KV dtype through `--extra_llm_api_options`
 //!   (`kv_cache_config: dtype: fp8`). It loads pre-quantized (ModelOpt) checkpoints only.
 //! - transformers `from_pretrained(..., device_map="auto", torch_dtype=...)`; a
 //!   pre-quantized checkpoint carries its `quantization_config`.
@@ -219,6 +220,10 @@ pub fn sglang(l: &Launch) -> String {
     }
     line(&mut c, "--max-running-requests", l.max_num_seqs);
     line(&mut c, "--chunked-prefill-size", l.max_num_batched_tokens);
+    // SGLang's expert parallelism is a size, the TP group's (`server_args.py` `ep_size`).
+    if l.expert_parallel && l.tensor_parallel_size > 1 {
+        line(&mut c, "--ep-size", l.tensor_parallel_size);
+    }
     if l.features.enforce_eager {
         c.push_str(" \\\n  --disable-cuda-graph");
     }
@@ -259,6 +264,10 @@ pub fn trtllm(l: &Launch) -> String {
     line(&mut c, "--max_seq_len", l.max_model_len);
     line(&mut c, "--max_batch_size", l.max_num_seqs);
     line(&mut c, "--max_num_tokens", l.max_num_batched_tokens);
+    // `trtllm-serve --ep_size`: the experts split by expert over the TP group.
+    if l.expert_parallel && l.tensor_parallel_size > 1 {
+        line(&mut c, "--ep_size", l.tensor_parallel_size);
+    }
     // A share of the memory left after weights and buffers, not of the total: the plan's
     // fraction when it was planned for TensorRT-LLM, else TensorRT-LLM's default 0.9.
     let free = if l.engine == Engine::TrtLlm {

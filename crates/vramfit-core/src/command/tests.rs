@@ -378,7 +378,15 @@ fn generated_commands_read_back_to_the_same_plan() {
     for m in &CAT.models {
         for gpu in ["h100-sxm", "l40s", "a100-80gb-sxm"] {
             for format in [None, Some(WeightFormat::Fp8), Some(WeightFormat::Int4Awq)] {
-                for kv in [KvDtype::Auto, KvDtype::Fp8] {
+                for (kv, ep) in [
+                    (KvDtype::Auto, false),
+                    (KvDtype::Fp8, false),
+                    (KvDtype::Auto, true),
+                ] {
+                    // Expert parallelism only where it changes the launch: an MoE model.
+                    if ep && m.arch().map_or(true, |a| a.moe.is_none()) {
+                        continue;
+                    }
                     let mut i = Inputs {
                         model: m.id.clone(),
                         gpu: gpu.into(),
@@ -386,6 +394,7 @@ fn generated_commands_read_back_to_the_same_plan() {
                         ..Inputs::default()
                     };
                     i.flags.kv_dtype = kv;
+                    i.flags.expert_parallel = ep;
                     let want = plan::plan(&CAT, &i).unwrap();
                     let Some(l) = want.launch.as_ref().filter(|l| l.checkpoint.known) else {
                         continue;
@@ -408,6 +417,13 @@ fn generated_commands_read_back_to_the_same_plan() {
                         let p = &got.plan;
                         assert_eq!(p.tensor_parallel_size, l.tensor_parallel_size, "{at}");
                         assert_eq!(p.pipeline_parallel_size, l.pipeline_parallel_size, "{at}");
+                        // Expert parallelism reads back: vLLM's switch as it was set, SGLang's
+                        // and TensorRT-LLM's EP size where it splits anything (TP > 1).
+                        assert_eq!(
+                            p.launch.as_ref().is_some_and(|b| b.expert_parallel),
+                            l.expert_parallel && (c.id == "vllm" || l.tensor_parallel_size > 1),
+                            "{at}"
+                        );
                         assert_eq!(p.estimate.max_model_len, l.max_model_len, "{at}");
                         // TensorRT-LLM takes the KV dtype from the YAML file the command writes
                         // (`--extra_llm_api_options`), which the reader does not open.
