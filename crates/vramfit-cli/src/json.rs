@@ -490,6 +490,9 @@ pub struct CommandJson<'a> {
     pub unmodelled_flags: &'a [vramfit_core::command::Unmodelled],
     /// Environment variables the command sets (`value` null: passed from the host).
     pub env: &'a [vramfit_core::command::EnvVar],
+    /// Data-parallel ranks the command starts (`--data-parallel-size`, `--dp-size`; 1 when
+    /// it sets none); the plan sizes one rank.
+    pub data_parallel: u64,
 }
 
 pub fn command_json(c: &vramfit_core::command::CommandCheck) -> CommandJson<'_> {
@@ -518,5 +521,6 @@ pub fn command_json(c: &vramfit_core::command::CommandCheck) -> CommandJson<'_> 
         command_checks: &c.checks,
         unmodelled_flags: &c.command.unmodelled,
         env: &c.command.env,
+        data_parallel: c.command.data_parallel,
     }
 }

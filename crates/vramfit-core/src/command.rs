@@ -32,6 +32,7 @@
 //! | block | `--block-size` | `--page-size` | – |
 //! | format | `--quantization`/`-q`, `--dtype` | `--quantization`, `--dtype` | – (checkpoint) |
 //! | expert parallel | `--enable-expert-parallel` | `--ep-size` > 1 | `--ep_size` > 1 |
+//! | data parallel ([`Command::data_parallel`], not a row: the plan sizes one rank) | `--data-parallel-size`, `-dp` | `--dp-size`, `--dp`, `--data-parallel-size` | – |
 //! | LoRA | `--enable-lora`, `--max-loras`, `--max-lora-rank`, `--max-cpu-loras`, `--fully-sharded-loras` | – | – |
 //! | multimodal | `--limit-mm-per-prompt`, `--mm-processor-kwargs` (JSON, onto their rows) | – | – |
 //! | speculative | `--speculative-config` (JSON: `method`, `model`, `num_speculative_tokens`) | – | – |
@@ -47,7 +48,7 @@
 //! Every other flag is listed, never dropped ([`Unmodelled`]): flags known to change no
 //! memory (network, logging, API keys, tokenizer, chat templates, tool and reasoning
 //! parsers, chunked prefill switches, seeds) with `affects_memory`
-//! false; everything else — `--data-parallel-size`, `--max-total-tokens`, SGLang's LoRA and
+//! false; everything else — `--max-total-tokens`, SGLang's LoRA and
 //! speculative flags, keys of the JSON flags vramfit does not read, a `--quantization`
 //! method that names no weight format (`compressed-tensors`, `bitsandbytes`, `gguf`), and any
 //! flag vramfit does not know — with `affects_memory` true ("not modelled": the estimate
@@ -81,8 +82,15 @@
 //!   (`python/sglang/srt/configs/model_config.py`); TensorRT-LLM gets a warning.
 //! - `no_kv_pool`, `kv_pool_too_small`: the plan's estimate leaves no KV pool, or one too
 //!   small for one request of the length ([`crate::sizing::Fit`]).
-//! - `too_few_gpus`: TP × PP above the GPUs `CUDA_VISIBLE_DEVICES` or `docker run --gpus`
-//!   makes visible.
+//! - `too_few_gpus`: TP × PP (× DP, [`Command::data_parallel`]) above the GPUs
+//!   `CUDA_VISIBLE_DEVICES` or `docker run --gpus` makes visible.
+//! - `data_parallel_replicas`, `data_parallel_not_modelled` (notes): data-parallel ranks
+//!   that are whole replicas of the layout (a dense model in vLLM, any model in SGLang
+//!   without `--enable-dp-attention`: no GPU's memory changes, and the flag is listed with
+//!   `affects_memory` false), or ranks that share an MoE model's experts (vLLM: the expert
+//!   layers form one group of DP × TP GPUs, "Data Parallel Deployment",
+//!   `docs/serving/data_parallel_deployment.md`) or split SGLang's TP group
+//!   (`--enable-dp-attention`), which the plan, sized at TP, does not model.
 //! - `lora_rank_not_supported`, `cpu_loras_below_max_loras`: `--max-lora-rank` outside
 //!   vLLM's ranks (1, 8, 16, 32, 64, 128, 256, 320, 512) and `--max-cpu-loras` below
 //!   `--max-loras` (`vllm/config/lora.py`); `lora_with_expert_parallel` (fused-MoE LoRA
@@ -157,6 +165,10 @@ pub struct Command {
     pub dtype: Option<String>,
     /// `docker run --gpus` as written.
     pub docker_gpus: Option<String>,
+    /// Data-parallel ranks (vLLM `--data-parallel-size`, SGLang `--dp-size`); 1 when not
+    /// given. Each rank is a TP × PP group of its own, except SGLang's with
+    /// `--enable-dp-attention`, whose ranks split the TP group.
+    pub data_parallel: u64,
     /// The container image, when one is named.
     pub image: Option<String>,
 }
@@ -452,6 +464,17 @@ pub fn check(cat: &Catalog, base: &Inputs, text: &str) -> Result<CommandCheck, C
         .model
         .arch()
         .map_err(|e| CommandError::Plan(PlanError::BadModel(e.to_string()).to_string()))?;
+    // Data-parallel replicas of the layout change no GPU's memory (`checks::data_parallel`).
+    if !checks::dp_changes_memory(&c, &arch) {
+        let replicas: Vec<bool> = c
+            .unmodelled
+            .iter()
+            .map(|u| checks::is_dp_flag(&c, &u.flag))
+            .collect();
+        for (u, r) in c.unmodelled.iter_mut().zip(replicas) {
+            u.affects_memory &= !r;
+        }
+    }
     let p = plan::plan(cat, &c.inputs).map_err(|e| CommandError::Plan(e.to_string()))?;
     let checks = checks::run(&c, &m, checkpoint, gpu, &arch, &p);
     let blocking: Vec<&Check> = checks

@@ -957,6 +957,7 @@ mod tests {
         assert_eq!(j["unmodelled_flags"][0]["flag"], "--port");
         assert_eq!(j["unmodelled_flags"][0]["value"], "8000");
         assert_eq!(j["unmodelled_flags"][0]["affects_memory"], false);
+        assert_eq!(j["data_parallel"], 1);
         // The workload flags apply: the plan's concurrency is for 8 users.
         let want = core_plan(&Inputs {
             tensor_parallel_size: Some(4),
@@ -973,6 +974,13 @@ mod tests {
         // Its memory at TP 4 is the core's plan of the same inputs; no speed, no cost.
         assert_eq!(j["per_gpu"]["kv_pool_bytes"], want.estimate.kv_pool_bytes);
         assert!(j.get("decode_tokens_per_s_per_user").is_none() && j.get("cost").is_none());
+        // Data-parallel ranks: their count, and the note that they are replicas.
+        let dp = "vllm serve meta-llama/Llama-3.1-8B-Instruct --data-parallel-size 2";
+        let a = plan_args(&["check", "--command", dp, "--gpu", "h100-sxm", "--json"]);
+        let j = run(&cat(), &a, true, &no_files).unwrap().json();
+        assert_eq!(j["data_parallel"], 2);
+        assert_eq!(j["command_checks"][0]["id"], "data_parallel_replicas");
+        assert_eq!(j["unmodelled_flags"][0]["affects_memory"], false);
     }
 
     #[test]

@@ -97,6 +97,7 @@ pub(super) fn run(
     length(c, arch, &mut out);
     pool(c, p, &mut out);
     visible(c, p, &mut out);
+    data_parallel(c, arch, p, &mut out);
     features(c, arch, &mut out);
     // A flag another check already names (an unknown `--quantization`) is not listed again.
     let named: Vec<&String> = out.iter().flat_map(|c| &c.flags).collect();
@@ -644,8 +645,103 @@ fn visible_count(v: &str) -> Option<u64> {
     Some(count(list))
 }
 
+/// Whether a flag as written sets [`Command::data_parallel`] in the command's engine.
+pub(super) fn is_dp_flag(c: &Command, flag: &str) -> bool {
+    let names: &[&str] = match c.engine {
+        Engine::Sglang => &["--dp-size", "--dp", "--data-parallel-size"],
+        _ => &["--data-parallel-size", "-dp", "--data_parallel_size"],
+    };
+    names.contains(&flag)
+}
+
+/// The flag that set [`Command::data_parallel`], as written with its value.
+fn dp_written(c: &Command) -> Option<String> {
+    c.flags
+        .iter()
+        .rev()
+        .find(|f| is_dp_flag(c, &f.flag))
+        .map(|f| format!("{} {}", f.flag, f.value.as_deref().unwrap_or_default()))
+}
+
+/// SGLang's `--enable-dp-attention`: its data-parallel ranks split the TP group.
+fn dp_attention(c: &Command) -> bool {
+    c.engine == Engine::Sglang && c.flags.iter().any(|f| f.flag == "--enable-dp-attention")
+}
+
+/// Whether the command's data-parallel ranks change what a GPU holds: they do when they
+/// share an MoE model's experts (vLLM) or split the TP group's attention (SGLang's
+/// `--enable-dp-attention`); whole replicas change nothing ([`data_parallel`]).
+pub(super) fn dp_changes_memory(c: &Command, arch: &ModelArch) -> bool {
+    c.data_parallel > 1 && (dp_attention(c) || (c.engine != Engine::Sglang && arch.moe.is_some()))
+}
+
+/// GPUs the command starts: TP × PP per data-parallel rank, TP × PP in all where SGLang's
+/// ranks split the TP group.
+fn world(c: &Command, p: &Plan) -> u64 {
+    let group = p
+        .tensor_parallel_size
+        .saturating_mul(p.pipeline_parallel_size);
+    if dp_attention(c) {
+        group
+    } else {
+        group.saturating_mul(c.data_parallel)
+    }
+}
+
+/// `--data-parallel-size N` (vLLM) and `--dp-size N` (SGLang). vLLM runs each rank as an
+/// engine core of its own ("Data Parallel Deployment", `docs/serving/
+/// data_parallel_deployment.md`): a dense model's ranks are whole replicas, so no GPU holds
+/// more or less; an MoE model's expert layers form one group of DP × TP GPUs (by tensor, or
+/// by expert with `--enable-expert-parallel`), so each GPU holds `1/(DP × TP)` of the
+/// experts, which the plan (sized at TP) does not model. SGLang's ranks are whole replicas
+/// (`data_parallel_controller.py`) unless `--enable-dp-attention` makes them split the TP
+/// group's attention, which the plan does not model either.
+fn data_parallel(c: &Command, arch: &ModelArch, p: &Plan, out: &mut Vec<Check>) {
+    let n = c.data_parallel;
+    let Some(flag) = dp_written(c).filter(|_| n > 1) else {
+        return;
+    };
+    let (tp, pp) = (p.tensor_parallel_size, p.pipeline_parallel_size);
+    let (id, message) = if !dp_changes_memory(c, arch) {
+        (
+            "data_parallel_replicas",
+            format!(
+                "`{flag}` starts {n} copies of TP {tp} × PP {pp} behind one API server ({} GPUs in all): each GPU holds what this plan sizes, and the copies hold {n}× its requests at once",
+                world(c, p)
+            ),
+        )
+    } else if dp_attention(c) {
+        (
+            "data_parallel_not_modelled",
+            format!(
+                "`{flag}` with `--enable-dp-attention`: the {n} ranks split the TP {tp} group, each attending over its own requests with the attention weights of TP {}; not modelled: the estimate sizes plain TP {tp}",
+                (tp / n).max(1)
+            ),
+        )
+    } else {
+        let group = tp.saturating_mul(n);
+        let how = if c.inputs.flags.expert_parallel {
+            "by expert"
+        } else {
+            "by tensor"
+        };
+        (
+            "data_parallel_not_modelled",
+            format!(
+                "`{flag}`: the expert layers form one group of DP × TP = {group} GPUs, split {how}, so each GPU holds 1/{group} of the experts, not the 1/{tp} this plan sizes (each rank's attention stays at TP {tp}); not modelled: the estimate leaves out the memory this saves"
+            ),
+        )
+    };
+    out.push(Check {
+        id,
+        flags: vec![flag],
+        message,
+        severity: Severity::Note,
+    });
+}
+
 fn visible(c: &Command, p: &Plan, out: &mut Vec<Check>) {
-    let world = p.tensor_parallel_size * p.pipeline_parallel_size;
+    let world = world(c, p);
     let cuda = c.env_value("CUDA_VISIBLE_DEVICES").map(|v| {
         // A single number here is a device id, not a count (unlike `--gpus 2`).
         (format!("CUDA_VISIBLE_DEVICES={v}"), Some(count(v)))
@@ -661,11 +757,17 @@ fn visible(c: &Command, p: &Plan, out: &mut Vec<Check>) {
         let mut flags = vec![what.clone()];
         flags.extend(written(c, Field::TensorParallelSize));
         flags.extend(written(c, Field::PipelineParallelSize));
+        let dp = if world > p.tensor_parallel_size * p.pipeline_parallel_size {
+            flags.extend(dp_written(c));
+            format!(" × DP {}", c.data_parallel)
+        } else {
+            String::new()
+        };
         out.push(Check {
             id: "too_few_gpus",
             flags,
             message: format!(
-                "TP {} × PP {} needs {world} GPUs, but `{what}` makes {n} visible: {} stops while starting",
+                "TP {} × PP {}{dp} needs {world} GPUs, but `{what}` makes {n} visible: {} stops while starting",
                 p.tensor_parallel_size,
                 p.pipeline_parallel_size,
                 c.engine.name()

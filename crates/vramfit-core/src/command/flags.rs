@@ -23,6 +23,9 @@ enum To {
     EpSize,
     /// TRT-LLM `--backend`: the PyTorch backend is what is modelled.
     TrtBackend,
+    /// vLLM `--data-parallel-size N`, SGLang `--dp-size N`: data-parallel ranks
+    /// ([`Command::data_parallel`]); what they do to memory is checked once the model is known.
+    DataParallel,
     /// A switch that turns a row on (`--enforce-eager`).
     On(Field),
     /// A switch that turns a row off (`--enable-prefix-caching` = not `--no-enable-…`).
@@ -73,6 +76,8 @@ const VLLM: Table = Table {
         ("-q", To::Quantization),
         ("--dtype", To::Dtype),
         ("--enable-expert-parallel", To::ExpertParallel),
+        ("--data-parallel-size", To::DataParallel),
+        ("-dp", To::DataParallel),
         ("--enable-lora", To::On(Field::EnableLora)),
         ("--max-loras", To::Row(Field::MaxLoras)),
         ("--max-lora-rank", To::Row(Field::MaxLoraRank)),
@@ -225,6 +230,9 @@ const SGLANG: Table = Table {
         ("--ep-size", To::EpSize),
         ("--ep", To::EpSize),
         ("--expert-parallel-size", To::EpSize),
+        ("--dp-size", To::DataParallel),
+        ("--dp", To::DataParallel),
+        ("--data-parallel-size", To::DataParallel),
         ("--disable-radix-cache", To::On(Field::NoPrefixCaching)),
         ("--disable-cuda-graph", To::On(Field::EnforceEager)),
     ],
@@ -331,6 +339,7 @@ pub(super) fn read(engine: Engine, args: &[String]) -> Result<Command, CommandEr
         quantization: None,
         dtype: None,
         docker_gpus: None,
+        data_parallel: 1,
         image: None,
     };
     // What the engine does without the flag: TP 1, PP 1, the model's own maximum length.
@@ -471,6 +480,22 @@ fn apply(c: &mut Command, to: To, written: &str, value: Option<&str>) -> Result<
                     affects_memory: true,
                 });
             }
+        }
+        To::DataParallel => {
+            let v = value.ok_or_else(need)?;
+            let n: u64 = v
+                .parse()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| bad(format!("`{v}` is not a whole number of at least 1")))?;
+            c.data_parallel = n;
+            // Listed until the check knows the model: replicas of a dense model change no
+            // GPU's memory, an MoE model's shared experts do (`checks::data_parallel`).
+            c.unmodelled.push(Unmodelled {
+                flag: written.to_string(),
+                value: Some(v.to_string()),
+                affects_memory: true,
+            });
         }
         To::EpSize => {
             let v = value.ok_or_else(need)?;

@@ -682,3 +682,77 @@ fn a_quantization_method_the_engine_lacks_does_not_start() {
         assert!(!ids(&c).contains(&"unknown_quantization_method"), "{text}: {:?}", c.checks);
     }
 }
+
+/// `--data-parallel-size`: replicas of a dense model count their GPUs and change no GPU's
+/// memory; an MoE model's ranks share its experts (vLLM's expert layers over DP × TP GPUs),
+/// which the plan at TP does not model; SGLang's `--dp-size` is replicas unless
+/// `--enable-dp-attention` splits the TP group.
+#[test]
+fn data_parallel_ranks_are_replicas_or_shared_experts() {
+    let dense = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192";
+    let one = on("h100-sxm", dense);
+    let c = on("h100-sxm", &format!("{dense} --data-parallel-size 4"));
+    assert_eq!(c.command.data_parallel, 4);
+    assert_eq!(ids(&c), ["data_parallel_replicas"]);
+    assert_eq!(c.checks[0].flags, ["--data-parallel-size 4"]);
+    assert!(
+        c.checks[0].message.contains("4 GPUs in all"),
+        "{}",
+        c.checks[0].message
+    );
+    assert!(c.command.unmodelled.iter().all(|u| !u.affects_memory));
+    // Each GPU holds what one rank's plan sizes.
+    assert_eq!(
+        c.plan.estimate.kv_pool_bytes,
+        one.plan.estimate.kv_pool_bytes
+    );
+    // Two GPUs visible for 4 ranks of TP 1: it stops while starting.
+    let c = on(
+        "h100-sxm",
+        &format!("CUDA_VISIBLE_DEVICES=0,1 {dense} -dp 4"),
+    );
+    assert_eq!(ids(&c), ["too_few_gpus", "data_parallel_replicas"]);
+    assert_eq!(c.checks[0].flags, ["CUDA_VISIBLE_DEVICES=0,1", "-dp 4"]);
+    assert!(
+        c.checks[0]
+            .message
+            .contains("TP 1 × PP 1 × DP 4 needs 4 GPUs"),
+        "{}",
+        c.checks[0].message
+    );
+    // DeepSeek-R1 at TP 8 × DP 2 with expert parallelism: 256 experts over 16 GPUs.
+    let c = on(
+        "h200-sxm",
+        "vllm serve deepseek-ai/DeepSeek-R1 -tp 8 --data-parallel-size 2 --enable-expert-parallel --max-model-len 8192",
+    );
+    assert_eq!(ids(&c), ["data_parallel_not_modelled"]);
+    assert!(
+        c.checks[0]
+            .message
+            .contains("DP × TP = 16 GPUs, split by expert")
+            && c.checks[0]
+                .message
+                .contains("1/16 of the experts, not the 1/8"),
+        "{}",
+        c.checks[0].message
+    );
+    assert!(c.command.unmodelled.iter().all(|u| u.affects_memory));
+    // SGLang: `--dp-size` alone is replicas, with `--enable-dp-attention` the ranks split TP.
+    let sg = "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 2";
+    let c = on("h100-sxm", &format!("{sg} --dp-size 2"));
+    assert_eq!(ids(&c), ["data_parallel_replicas"]);
+    assert!(c.checks[0].message.contains("(4 GPUs in all)"));
+    let c = on(
+        "h100-sxm",
+        &format!("CUDA_VISIBLE_DEVICES=0,1 {sg} --dp 2 --enable-dp-attention"),
+    );
+    // Two GPUs are enough: the ranks split the TP group.
+    assert_eq!(
+        ids(&c),
+        ["data_parallel_not_modelled", "flags_not_modelled"]
+    );
+    assert!(c.checks[0].message.contains("attention weights of TP 1"));
+    // A rank count below 1 names the flag.
+    let e = parse(&format!("{dense} --data-parallel-size 0")).unwrap_err();
+    assert!(e.to_string().contains("--data-parallel-size"), "{e}");
+}
