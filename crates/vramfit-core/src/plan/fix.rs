@@ -249,6 +249,7 @@ impl Settled {
 #[must_use]
 pub fn settle(base: &Scenario, gpu: &Gpu, inputs: &Inputs) -> Settled {
     let (scenario, mut estimate, replicas, auto) = place(base, gpu, inputs);
+    estimate.share_users(replicas);
     if scenario.flags.engine != Engine::Transformers {
         if let Some(r) = layout_refusal(
             &scenario.model,

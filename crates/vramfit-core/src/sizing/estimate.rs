@@ -698,6 +698,21 @@ impl Estimate {
         self.verdict.fit = Fit::Refused;
     }
 
+    /// The verdict of one of `replicas` replicas that share the users evenly: the busiest
+    /// holds `⌈users ÷ replicas⌉` of them, and they queue only when one replica's KV pool
+    /// holds fewer ([`Estimate::replicas_for`] sizes the replicas so that it does not).
+    pub fn share_users(&mut self, replicas: u64) {
+        if replicas <= 1 || self.fit != Fit::FitsWithQueueing {
+            return;
+        }
+        let busiest = self.verdict.users.div_ceil(replicas);
+        self.verdict.users = busiest;
+        if self.verdict.conc + 1e-9 >= f(busiest) {
+            self.fit = Fit::Fits;
+            self.verdict.fit = Fit::Fits;
+        }
+    }
+
     /// Longest context (prompt + output) each of `users` concurrent requests can have:
     /// the largest `L` with `users × blocks(L) ≤ blocks in the pool`.
     #[must_use]

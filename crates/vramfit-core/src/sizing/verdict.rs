@@ -76,7 +76,8 @@ impl Verdict {
         self.workload_tokens
     }
 
-    /// The concurrent users the verdict was asked for.
+    /// The concurrent users the verdict counts: all of them, or the busiest replica's share
+    /// when replicas share them ([`super::Estimate::share_users`]).
     #[must_use]
     pub fn users(&self) -> u64 {
         self.users

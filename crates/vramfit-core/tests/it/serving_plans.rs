@@ -204,3 +204,32 @@ fn a_node_is_the_server_its_platforms_hold() {
         sc.summary
     );
 }
+
+/// Replicas added to hold the users share them: Llama 3.1 8B on one H100 holds 346.45
+/// requests of 1,280 tokens (the default lengths), so 347 users take two replicas, each
+/// holding at most 174, and nobody queues; one replica (`replicas_for` = 1) at 346 users.
+#[test]
+fn replicas_that_hold_the_users_leave_none_queued() {
+    let p = at("llama-3.1-8b", "h100-sxm", |i| i.workload.users = 347);
+    assert_eq!(p.replicas, 2);
+    let conc = p.estimate.max_concurrency_workload;
+    // 27,716 blocks of 16 tokens over 80 blocks a request: 346 fit, 347 do not.
+    assert!(conc > 346.0 && conc < 347.0, "{conc}");
+    assert_eq!(
+        p.estimate.fit,
+        vramfit_core::sizing::Fit::Fits,
+        "{}",
+        p.verdict
+    );
+    assert_eq!(p.estimate.verdict.users(), 174);
+    assert!(
+        p.verdict.starts_with("fits at TP 1 × PP 1 × 2 replicas"),
+        "{}",
+        p.verdict
+    );
+    let one = at("llama-3.1-8b", "h100-sxm", |i| i.workload.users = 346);
+    assert_eq!(
+        (one.replicas, one.estimate.fit),
+        (1, vramfit_core::sizing::Fit::Fits)
+    );
+}
