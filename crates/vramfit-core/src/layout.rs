@@ -5,8 +5,10 @@
 //! - TP must divide the attention heads (`num_attention_heads % tp == 0`), and either divide
 //!   the KV heads or be a multiple of them (KV heads are then replicated).
 //! - TP stays inside one node: at most the GPU's `gpus_per_node` (8 for HGX, 72 for NVL72).
-//! - PP splits the layers into stages of `layers / pp` (the remainder spread one per stage,
-//!   `get_pp_indices`); every stage needs at least one layer. PP may cross nodes.
+//! - PP splits the layers into stages of `layers / pp`, the remainder one more each on the
+//!   stages before the last, from the second-to-last back ([`crate::sizing::pp_stage`]: vLLM
+//!   `vllm/distributed/utils.py` `get_pp_indices`); every stage needs at least one layer.
+//!   PP may cross nodes.
 //! - MoE experts are split over TP (or EP = TP with `--enable-expert-parallel`): the expert
 //!   count must be divisible by the EP size when EP is used.
 //!

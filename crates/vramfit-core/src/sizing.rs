@@ -204,3 +204,51 @@ pub(crate) use crate::units::{real as f, whole as to_u64};
 fn gib(x: f64) -> u64 {
     to_u64(x * f(GIB))
 }
+
+/// The layers of pipeline stage `rank` of `pp`, as `(first layer, count)`: `layers / pp`
+/// each, and the remainder one more each on stages `pp − 2`, `pp − 3`, … (vLLM
+/// `get_pp_indices`: `partitions[-i] += 1` for `i` in `2..remaining + 2`; the last stage,
+/// which holds the final norm and the LM head, gets none). 22 layers over 4 stages are
+/// 5, 6, 6, 5; 61 over 4 are 15, 15, 16, 15.
+#[must_use]
+pub fn pp_stage(layers: u64, pp: u64, rank: u64) -> (u64, u64) {
+    let pp = pp.max(1);
+    let (base, rem) = (layers / pp, layers % pp);
+    // Stage `r` gets one more when `pp − 1 − rem ≤ r ≤ pp − 2`.
+    let extra = |r: u64| u64::from(r + 1 < pp && r + 1 + rem >= pp);
+    let first: u64 = (0..rank.min(pp)).map(|r| base + extra(r)).sum();
+    (first, base + extra(rank))
+}
+
+#[cfg(test)]
+mod pp_tests {
+    use super::pp_stage;
+
+    /// vLLM's own examples (`get_pp_indices`'s log and docs) and the stages tiling the layers.
+    #[test]
+    fn stages_split_the_layers_as_vllm_does() {
+        let split = |layers, pp| {
+            (0..pp)
+                .map(|r| pp_stage(layers, pp, r).1)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(split(22, 4), [5, 6, 6, 5]);
+        assert_eq!(split(61, 4), [15, 15, 16, 15]);
+        assert_eq!(split(61, 2), [31, 30]);
+        assert_eq!(split(5, 3), [2, 2, 1]);
+        assert_eq!(split(80, 3), [27, 27, 26]);
+        assert_eq!(split(32, 4), [8, 8, 8, 8]);
+        for layers in 1..70 {
+            for pp in 1..=layers.min(16) {
+                let mut next = 0;
+                for r in 0..pp {
+                    let (first, n) = pp_stage(layers, pp, r);
+                    assert_eq!(first, next, "{layers} layers, PP {pp}, stage {r}");
+                    assert!(n >= 1);
+                    next = first + n;
+                }
+                assert_eq!(next, layers);
+            }
+        }
+    }
+}

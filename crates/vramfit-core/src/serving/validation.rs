@@ -117,7 +117,7 @@ pub const UNSEEN_GPUS: Unseen = Unseen {
         "h200-sxm",
         "rtx-pro-6000-blackwell-server",
     ],
-    median: 0.096,
+    median: 0.095,
     p90: 0.288,
 };
 

@@ -8,7 +8,10 @@
 //! needs `min(window − 1 + max_num_batched_tokens, max_model_len)` tokens of blocks (+1 block)
 //! per request, a full layer `max_model_len`. The log's "KV cache size: N tokens" is
 //! `num_blocks ÷ groups × block_size`. Engines without hybrid allocation (SGLang,
-//! TensorRT-LLM, transformers) keep one uniform group of all the stage's layers.
+//! TensorRT-LLM, transformers) keep one uniform group of all the stage's layers. With
+//! pipeline stages the groups are the whole model's, each stage allocating tensors for the
+//! layers of them it holds, and the pool takes the smallest block count of the stages
+//! (`get_kv_cache_configs`; [`kv_groups_compact`]).
 //!
 //! **Per-layer KV shapes** (Gemma 4: global layers with their own head dim and KV heads).
 //! Source: `vllm/v1/core/kv_cache_utils.py` at commit
@@ -43,7 +46,8 @@ use std::fmt;
 pub struct KvGroup {
     /// Sliding window, or `None` for full attention.
     pub window: Option<u64>,
-    /// Layers in this group (on this GPU's pipeline stage).
+    /// Layers in this group, over the whole model (a pipeline stage holds some of them:
+    /// [`kv_groups_compact`]).
     pub layers: u64,
 }
 
@@ -107,8 +111,9 @@ pub struct KvGroups {
     /// Layers per group (at least 1).
     group_size: u64,
     /// Bytes one token takes in one block row over all tensor slots: a block holds
-    /// `block_size × slot_bytes` bytes. Hybrid: the largest per-layer bytes × `group_size`;
-    /// one group: the sum over its layers.
+    /// `block_size × slot_bytes` bytes. Hybrid: the largest per-layer bytes × the tensors of
+    /// the busiest pipeline stage (`group_size` with one stage); one group: the sum over the
+    /// stage's layers.
     slot_bytes: u64,
     /// Tokens-per-block multiplier of the sliding and the full layers (page unification).
     window_ratio: u64,
@@ -287,42 +292,99 @@ pub fn kv_groups(s: &Scenario) -> (Vec<KvGroup>, u64) {
     (groups.to_vec(), groups.group_size)
 }
 
+/// The attention kinds of a range of layers: full-attention layers, the layers of each
+/// sliding window (in order of first appearance) and recurrent layers; layers that share an
+/// earlier layer's KV are left out.
+struct Kinds {
+    full: u64,
+    windows: Inline<(u64, u64), 2>,
+    recurrent: u64,
+}
+
+impl Kinds {
+    fn of(m: &crate::model::ModelArch, start: u64, end: u64) -> Self {
+        let mut k = Self {
+            full: 0,
+            windows: Inline::new((0, 0)),
+            recurrent: 0,
+        };
+        for i in start..end {
+            if m.shares_kv(i) {
+                continue;
+            }
+            match m.attention_of(i) {
+                LayerAttention::Full => k.full += 1,
+                LayerAttention::Sliding { window } => {
+                    match k
+                        .windows
+                        .as_mut_slice()
+                        .iter_mut()
+                        .find(|(w, _)| *w == window)
+                    {
+                        Some(e) => e.1 += 1,
+                        None => k.windows.push((window, 1)),
+                    }
+                }
+                LayerAttention::Recurrent => k.recurrent += 1,
+                LayerAttention::MlpOnly => {}
+            }
+        }
+        k
+    }
+
+    fn window_layers(&self) -> u64 {
+        self.windows.as_slice().iter().map(|&(_, n)| n).sum()
+    }
+
+    fn window_of(&self, window: u64) -> u64 {
+        self.windows
+            .as_slice()
+            .iter()
+            .find(|(w, _)| *w == window)
+            .map_or(0, |&(_, n)| n)
+    }
+}
+
 /// [`kv_groups`] without allocating (for every estimate).
+///
+/// With pipeline stages, vLLM forms the groups from the whole model's layers and projects
+/// them onto each stage (`vllm/v1/core/kv_cache_utils.py` `get_kv_cache_configs`: "Generate
+/// the KV cache groups based on the layer ratio of the whole model", then
+/// `project_kv_cache_groups_to_worker`); a group takes every `G`-th layer of its kind
+/// (`layers[i::num_groups]`, `_get_kv_cache_groups_uniform_page_size`), so a stage holding
+/// `L` layers of a kind cut into `G` groups holds at most `⌈L ÷ G⌉` of any one group. Each
+/// stage allocates that many tensors (`group_size = max(len(group.layer_names))`,
+/// `get_kv_cache_config_from_groups`) and every stage takes the smallest block count of them
+/// all, so the stage with the most tensors sets the blocks of the pool. A request needs
+/// blocks in every group, whichever stage holds its layers. The layer counts of the groups
+/// listed ([`KvGroups::iter`]) are the whole model's. Engines without the hybrid allocator
+/// keep one group of the stage whose layers hold the most KV per token.
 pub(super) fn kv_groups_compact(s: &Scenario) -> KvGroups {
     let m = &s.model;
     let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));
-    let n_stage = m.layers.div_ceil(pp);
     let (dtype, tp) = (s.kv_bytes(), s.tensor_parallel_size.max(1));
     let w_bytes = m.kv_bytes_per_token_kind(LayerAttention::Sliding { window: 1 }, dtype, tp);
     let f_bytes = m.kv_bytes_per_token_kind(LayerAttention::Full, dtype, tp);
-    let mut full = 0u64;
-    let mut recurrent = 0u64;
-    // (window, layers), in order of first appearance.
-    let mut windows: Inline<(u64, u64), 2> = Inline::new((0, 0));
-    for i in 0..n_stage {
-        if m.shares_kv(i) {
-            continue;
+    let state_layer = m.state_bytes_per_request_layer(dtype, tp);
+    let per_token = |k: &Kinds| k.full * f_bytes + k.window_layers() * w_bytes;
+    let all = Kinds::of(m, 0, m.layers);
+    let stage = |r: u64| {
+        let (first, n) = crate::sizing::pp_stage(m.layers, pp, r);
+        Kinds::of(m, first, first + n)
+    };
+    // The stage whose layers hold the most KV per token (then recurrent state).
+    let busiest = (1..pp).fold(stage(0), |a, r| {
+        let b = stage(r);
+        let key = |k: &Kinds| (per_token(k), k.recurrent);
+        if key(&b) > key(&a) {
+            b
+        } else {
+            a
         }
-        match m.attention_of(i) {
-            LayerAttention::Full => full += 1,
-            LayerAttention::Sliding { window } => {
-                match windows
-                    .as_mut_slice()
-                    .iter_mut()
-                    .find(|(w, _)| *w == window)
-                {
-                    Some(e) => e.1 += 1,
-                    None => windows.push((window, 1)),
-                }
-            }
-            LayerAttention::Recurrent => recurrent += 1,
-            LayerAttention::MlpOnly => {}
-        }
-    }
-    let n_window: u64 = windows.as_slice().iter().map(|&(_, n)| n).sum();
-    let bytes_per_token = full * f_bytes + n_window * w_bytes;
-    let state_bytes = recurrent.saturating_mul(m.state_bytes_per_request_layer(dtype, tp));
-    let kv_layers = full + n_window;
+    });
+    let bytes_per_token = per_token(&busiest);
+    let state_bytes = busiest.recurrent.saturating_mul(state_layer);
+    let kv_layers = busiest.full + busiest.window_layers();
     let uniform = || KvGroups {
         windows: Inline::new((0, 0)),
         full: kv_layers.max(1),
@@ -336,17 +398,23 @@ pub(super) fn kv_groups_compact(s: &Scenario) -> KvGroups {
         block_size: None,
     };
     let vllm = matches!(s.flags.engine, Engine::Vllm { .. });
-    if vllm && recurrent > 0 && kv_layers > 0 {
-        return hybrid_with_state(s, windows, full, recurrent, (w_bytes, f_bytes), uniform());
+    let all_kv = all.full + all.window_layers();
+    if vllm && all.recurrent > 0 && all_kv > 0 {
+        let g = hybrid_with_state(s, &all, (w_bytes, f_bytes), uniform());
+        return KvGroups {
+            slot_bytes: g.slot_bytes / g.group_size.max(1)
+                * stage_tensors(&all, g.group_size, pp, &stage),
+            ..g
+        };
     }
-    if !vllm || windows.as_slice().is_empty() {
+    if !vllm || all.windows.as_slice().is_empty() {
         // An engine without hybrid allocation: every layer keeps the full context, except
         // SGLang/TRT-LLM which we treat conservatively. vLLM without sliding layers: one
         // group (`UniformTypeKVCacheSpecs` when the layers differ in size).
         return uniform();
     }
-    let kinds = windows.as_slice();
-    let max_bytes = if full > 0 {
+    let kinds = all.windows.as_slice();
+    let max_bytes = if all.full > 0 {
         w_bytes.max(f_bytes)
     } else {
         w_bytes
@@ -360,22 +428,22 @@ pub(super) fn kv_groups_compact(s: &Scenario) -> KvGroups {
             1
         }
     };
-    let group_size = if full == 0 && kinds.len() == 1 {
+    let group_size = if all.full == 0 && kinds.len() == 1 {
         kinds[0].1
     } else {
         kinds
             .iter()
             .map(|(_, n)| *n)
-            .chain((full > 0).then_some(full))
+            .chain((all.full > 0).then_some(all.full))
             .min()
             .unwrap_or(1)
             .max(1)
     };
     KvGroups {
-        windows,
-        full,
+        slot_bytes: max_bytes.saturating_mul(stage_tensors(&all, group_size, pp, &stage)),
+        windows: all.windows,
+        full: all.full,
         group_size,
-        slot_bytes: max_bytes.saturating_mul(group_size),
         window_ratio: ratio(w_bytes),
         full_ratio: ratio(f_bytes),
         bytes_per_token,
@@ -385,17 +453,48 @@ pub(super) fn kv_groups_compact(s: &Scenario) -> KvGroups {
     }
 }
 
+/// The KV tensors the busiest pipeline stage allocates for the whole model's groups of
+/// `group_size` layers (see [`kv_groups_compact`]): over the stages and kinds, the most
+/// layers of one group a stage holds, `⌈layers of the kind on the stage ÷ groups of the
+/// kind⌉`. One stage: `group_size` itself.
+fn stage_tensors(all: &Kinds, group_size: u64, pp: u64, stage: &dyn Fn(u64) -> Kinds) -> u64 {
+    if pp <= 1 {
+        return group_size;
+    }
+    let gs = group_size.max(1);
+    let most = |on: u64, of: u64| {
+        if on == 0 {
+            0
+        } else {
+            on.div_ceil(of.div_ceil(gs))
+        }
+    };
+    (0..pp)
+        .map(|r| {
+            let k = stage(r);
+            all.windows
+                .as_slice()
+                .iter()
+                .map(|&(w, n)| most(k.window_of(w), n))
+                .chain([most(k.full, all.full), most(k.recurrent, all.recurrent)])
+                .max()
+                .unwrap_or(0)
+        })
+        .max()
+        .unwrap_or(gs)
+        .max(1)
+}
+
 /// vLLM's groups for a model with recurrent layers (module docs): the attention block
 /// raised to hold one layer's state, then groups of `group_size` layers of each kind.
 fn hybrid_with_state(
     s: &Scenario,
-    windows: Inline<(u64, u64), 2>,
-    full: u64,
-    recurrent: u64,
+    all: &Kinds,
     (w_bytes, f_bytes): (u64, u64),
     base: KvGroups,
 ) -> KvGroups {
-    let n_window: u64 = windows.as_slice().iter().map(|&(_, n)| n).sum();
+    let (windows, full, recurrent) = (all.windows.clone(), all.full, all.recurrent);
+    let n_window = all.window_layers();
     let attn1 = match (n_window > 0, full > 0) {
         (true, true) => w_bytes.max(f_bytes),
         (true, false) => w_bytes,

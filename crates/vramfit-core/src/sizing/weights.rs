@@ -356,13 +356,10 @@ fn for_each_stage_from_headers(s: &Scenario, c: &ShardBytes, each: &mut dyn FnMu
         + ceil_div(c.layer_expert, tp);
     let pad = mxfp4_padding_per_layer(s);
     let vocab_shard = |bytes: u64| vocab_shard_of(s, bytes);
-    let (base, rem) = (layers / pp, layers % pp);
-    let mut start = 0;
     for stage in 0..pp {
-        let n = base + u64::from(stage >= pp - rem);
+        let (start, n) = crate::sizing::pp_stage(layers, pp, stage);
         let mut bytes = mul_div(per_layer_rank, n, layers);
         bytes += moe_layers_in(&m.layer_is_moe, start, n) * pad;
-        start += n;
         if stage == 0 {
             bytes += vocab_shard(c.embed) + ceil_div(c.unknown, tp) + tower_from_headers(s, c);
         }
@@ -425,13 +422,9 @@ fn for_each_stage_weights(s: &Scenario, each: &mut dyn FnMut(u64)) {
     // Bytes of one MoE and one dense layer, sized when a stage first holds one.
     let (mut moe_layer, mut dense_layer) = (None, None);
     let vocab_shard = vocab_table_shard(s);
-    // Layer ranges per stage: vLLM `get_pp_indices` gives each stage layers/pp, the
-    // remainder to the last stages.
-    let base = m.layers / pp;
-    let rem = m.layers % pp;
-    let mut start = 0;
+    // Layer ranges per stage: vLLM `get_pp_indices` (`crate::sizing::pp_stage`).
     for stage in 0..pp {
-        let n = base + u64::from(stage >= pp - rem);
+        let (start, n) = crate::sizing::pp_stage(m.layers, pp, stage);
         let mut bytes = 0u64;
         // Layers differ only in being MoE or dense: size one of each kind and count them
         // (an estimate must not walk every layer).
@@ -450,7 +443,6 @@ fn for_each_stage_weights(s: &Scenario, each: &mut dyn FnMut(u64)) {
                 bytes += n_dense * *dense_layer.get_or_insert_with(|| layer_bytes(false));
             }
         }
-        start += n;
         if stage == 0 {
             // The encoder tower is split like the model unless `--mm-encoder-tp-mode data`.
             bytes += vocab_shard + extras_per_gpu(s);

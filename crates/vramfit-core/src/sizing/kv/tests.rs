@@ -1,15 +1,21 @@
 use super::*;
 use crate::catalog::Catalog;
 
-/// The KV groups as a list, the way they were built before [`KvGroups`] kept counts.
+/// The KV groups as a list, the way they were built before [`KvGroups`] kept counts: vLLM's
+/// hybrid groups from the whole model's layers, one group of the busiest stage's layers
+/// otherwise.
 fn reference_groups(s: &Scenario) -> (Vec<KvGroup>, u64) {
     let m = &s.model;
     let pp = s.pipeline_parallel_size.max(1).min(m.layers.max(1));
     let n_stage = m.layers.div_ceil(pp);
+    let hybrid = matches!(s.flags.engine, Engine::Vllm { .. })
+        && m.layer_attention
+            .iter()
+            .any(|a| matches!(a, LayerAttention::Sliding { .. }));
     let stage: Vec<&LayerAttention> = m
         .layer_attention
         .iter()
-        .take(usize::try_from(n_stage).unwrap_or(0))
+        .take(usize::try_from(if hybrid { m.layers } else { n_stage }).unwrap_or(0))
         .collect();
     let full = stage
         .iter()

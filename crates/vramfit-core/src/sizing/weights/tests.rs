@@ -22,13 +22,10 @@ fn stage_weights_match_walking_every_layer() {
             let (m, hp) = (&s.model, s.format.high_precision_bytes());
             let layer = |i: u64| layer_bytes_per_rank(&s, &m.layer_params(i));
             let pp = pp.min(m.layers.max(1));
-            let (base, rem) = (m.layers / pp, m.layers % pp);
             let vocab_shard = ceil_div(m.vocab.div_ceil(64) * 64, tp) * m.hidden * hp;
-            let mut start = 0;
             for (stage, bytes) in (0..pp).zip(&stages) {
-                let n = base + u64::from(stage >= pp - rem);
+                let (start, n) = crate::sizing::pp_stage(m.layers, pp, stage);
                 let mut walked: u64 = (start..start + n).map(layer).sum();
-                start += n;
                 walked += m.rope_cache_bytes;
                 if stage == 0 {
                     walked += vocab_shard + super::extras_per_gpu(&s);
