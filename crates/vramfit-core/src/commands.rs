@@ -21,7 +21,8 @@
 //! - transformers `from_pretrained(..., device_map="auto", torch_dtype=...)`; a
 //!   pre-quantized checkpoint carries its `quantization_config`.
 //! - llama.cpp `llama-server -hf REPO:QUANT` (GGUF; `-c` is split over the `-np` slots,
-//!   `-ngl`, `--split-mode layer`, `--cache-type-k/v`).
+//!   [`Launch::slots`], each holding `max_model_len`; `-ngl`, `--split-mode layer`,
+//!   `--cache-type-k/v`).
 
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::engine::Engine;
@@ -315,7 +316,7 @@ pub fn llama_cpp(l: &Launch) -> String {
         Some((r, q)) => format!("{r}:{q}"),
         None => format!("{}:{quant}", placeholder_repo(&l.checkpoint.repo, "GGUF")),
     };
-    let np = l.requests_per_replica.max(1);
+    let np = l.slots.max(1);
     let mut c = format!(
         "llama-server -hf {} \\\n  -c {} -np {np} -ngl 999",
         shell_quote(&hf),

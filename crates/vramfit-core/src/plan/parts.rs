@@ -106,8 +106,12 @@ pub struct Launch {
     pub max_num_seqs: u64,
     /// `--max-num-batched-tokens`.
     pub max_num_batched_tokens: u64,
-    /// Requests one replica holds at once (llama.cpp's parallel slots).
+    /// Requests one replica holds at once.
     pub requests_per_replica: u64,
+    /// llama.cpp's parallel slots (`-np`), each of `max_model_len` tokens allocated ahead:
+    /// a llama.cpp plan's own slots, else the busiest replica's users, as many as the plan's
+    /// KV pool holds whole (at least one).
+    pub slots: u64,
     /// `--block-size`, when the user set one.
     pub block_size: Option<u64>,
     /// `--enable-expert-parallel`.
@@ -306,6 +310,12 @@ pub(super) fn launch_of(
         max_num_seqs: e.max_num_seqs,
         max_num_batched_tokens: e.max_num_batched_tokens,
         requests_per_replica: e.requests_per_replica(),
+        slots: if s.flags.engine == crate::engine::Engine::LlamaCpp {
+            e.requests_per_replica()
+        } else {
+            let users = s.workload.users.div_ceil(st.replicas.max(1));
+            users.min(e.kv_tokens / e.max_model_len.max(1)).max(1)
+        },
         block_size: s.flags.block_size,
         expert_parallel: s.flags.expert_parallel,
         allow_long_max_model_len: s.flags.allow_long_max_model_len,

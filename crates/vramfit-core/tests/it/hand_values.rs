@@ -130,35 +130,6 @@ fn gemma_3_12b_hybrid_kv_groups() {
     );
 }
 
-/// Gemma 3 27B over pipeline stages (62 layers, every 6th global: 10 full + 52 sliding,
-/// window 1024; 16 KV heads × 128 × 2 × 2 B = 8,192 B a layer per token at TP 1). vLLM
-/// groups the whole model's layers (10 a group: 6 sliding groups, each every 6th sliding
-/// layer, and 1 full group) and each stage allocates a tensor per layer of a group it holds
-/// (`get_kv_cache_configs`). PP 16 (stages of 3, 4 × 14, 3 layers): no stage holds two
-/// layers of one group, so 1 tensor, a 16-token block is 131,072 B; PP 8 (7, 8 × 6, 7):
-/// stages hold 2 global layers, 2 tensors, 262,144 B. A 131,072-token request needs 8,192
-/// full blocks + 6 × (⌈(1023 + 8192) ÷ 16⌉ + 1) = 3,462 sliding ones: 11,654 blocks. Stage 0
-/// alone (layers 0–2 or 0–6, no global layer at PP 16) was sized before.
-#[test]
-fn gemma_3_27b_kv_groups_over_pipeline_stages() {
-    let mut s = scen("gemma-3-27b", 1);
-    s.flags.max_model_len = Some(131_072);
-    for (pp, block_bytes) in [(16, 131_072), (8, 262_144), (1, 1_310_720)] {
-        s.pipeline_parallel_size = pp;
-        let (groups, size) = vramfit_core::sizing::kv_groups(&s);
-        assert_eq!((groups.len(), size), (7, 10), "PP {pp}");
-        assert_eq!(
-            vramfit_core::sizing::blocks_for_len(&groups, 16, 8192, 131_072),
-            11_654
-        );
-        let e = estimate_bytes(&s, 80 * GIB);
-        assert_eq!(e.kv_blocks, e.kv_pool_bytes / block_bytes, "PP {pp}");
-        assert_eq!(e.kv_bytes_per_request, 11_654 * block_bytes, "PP {pp}");
-        let conc = e.kv_blocks as f64 / 11_654.0;
-        assert!((e.max_concurrency - conc).abs() < 1e-9, "PP {pp}");
-    }
-}
-
 #[test]
 fn vllm_refuses_when_one_request_does_not_fit() {
     // Llama-3.1-70B bf16 on one H100: weights alone (~131 GiB) exceed the budget.

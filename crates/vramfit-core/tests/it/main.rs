@@ -28,6 +28,7 @@ mod properties;
 mod quant_layouts;
 mod real_safetensors;
 mod regressions;
+mod review_fixes;
 mod serving_plans;
 mod single_stream;
 mod support;

@@ -1,0 +1,77 @@
+//! Defects a review of the CLI and the page found (2026-12-06), each checked against numbers
+//! worked out by hand from the engines' source.
+
+use vramfit_core::catalog::Catalog;
+use vramfit_core::plan::{plan, Inputs};
+use vramfit_core::sizing::{estimate_bytes, Scenario, GIB};
+
+use crate::support::arch;
+
+/// The default inputs with a catalog model and GPU.
+fn on(model: &str, gpu: &str) -> Inputs {
+    Inputs {
+        model: model.into(),
+        gpu: gpu.into(),
+        ..Inputs::default()
+    }
+}
+
+fn scen(id: &str, tp: u64) -> Scenario {
+    let mut s = Scenario::new(arch(id));
+    s.tensor_parallel_size = tp;
+    s
+}
+
+/// Gemma 3 27B over pipeline stages (62 layers, every 6th global: 10 full + 52 sliding,
+/// window 1024; 16 KV heads × 128 × 2 × 2 B = 8,192 B a layer per token at TP 1). vLLM
+/// groups the whole model's layers (10 a group: 6 sliding groups, each every 6th sliding
+/// layer, and 1 full group) and each stage allocates a tensor per layer of a group it holds
+/// (`get_kv_cache_configs`). PP 16 (stages of 3, 4 × 14, 3 layers): no stage holds two
+/// layers of one group, so 1 tensor, a 16-token block is 131,072 B; PP 8 (7, 8 × 6, 7):
+/// stages hold 2 global layers, 2 tensors, 262,144 B. A 131,072-token request needs 8,192
+/// full blocks + 6 × (⌈(1023 + 8192) ÷ 16⌉ + 1) = 3,462 sliding ones: 11,654 blocks. Stage 0
+/// alone (layers 0–2 or 0–6, no global layer at PP 16) was sized before.
+#[test]
+fn gemma_3_27b_kv_groups_over_pipeline_stages() {
+    let mut s = scen("gemma-3-27b", 1);
+    s.flags.max_model_len = Some(131_072);
+    for (pp, block_bytes) in [(16, 131_072), (8, 262_144), (1, 1_310_720)] {
+        s.pipeline_parallel_size = pp;
+        let (groups, size) = vramfit_core::sizing::kv_groups(&s);
+        assert_eq!((groups.len(), size), (7, 10), "PP {pp}");
+        assert_eq!(
+            vramfit_core::sizing::blocks_for_len(&groups, 16, 8192, 131_072),
+            11_654
+        );
+        let e = estimate_bytes(&s, 80 * GIB);
+        assert_eq!(e.kv_blocks, e.kv_pool_bytes / block_bytes, "PP {pp}");
+        assert_eq!(e.kv_bytes_per_request, 11_654 * block_bytes, "PP {pp}");
+        let conc = e.kv_blocks as f64 / 11_654.0;
+        assert!((e.max_concurrency - conc).abs() < 1e-9, "PP {pp}");
+    }
+}
+
+/// The llama.cpp command of a vLLM plan: `-np` is the busiest replica's users, as many as the
+/// plan's KV pool holds at the whole context (llama.cpp allocates `-c` = slots × context up
+/// front), not the requests of the workload's length the pool holds. Llama 3.1 8B on one
+/// H100: 27,716 blocks of 16 tokens = 443,456 tokens, three requests of 131,072.
+#[test]
+fn the_llama_cpp_command_of_a_vllm_plan_asks_for_what_the_pool_holds() {
+    let cmd = |users: u64| {
+        let mut i = on("llama-3.1-8b", "h100-sxm");
+        i.workload.users = users;
+        i.flags.max_model_len = Some(131_072);
+        let p = plan(&Catalog::bundled(), &i).unwrap();
+        assert_eq!(p.estimate.kv_tokens, 443_456);
+        vramfit_core::commands::llama_cpp(p.launch.as_ref().unwrap())
+    };
+    assert!(cmd(1).contains("-c 131072 -np 1 "), "{}", cmd(1));
+    assert!(cmd(2).contains("-c 262144 -np 2 "), "{}", cmd(2));
+    assert!(cmd(4).contains("-c 393216 -np 3 "), "{}", cmd(4));
+    // At the page's default 8,192 tokens, 4 users get 4 slots.
+    let mut i = on("llama-3.1-8b", "h100-sxm");
+    i.workload.users = 4;
+    let p = plan(&Catalog::bundled(), &i).unwrap();
+    let text = vramfit_core::commands::llama_cpp(p.launch.as_ref().unwrap());
+    assert!(text.contains("-c 32768 -np 4 "), "{text}");
+}
