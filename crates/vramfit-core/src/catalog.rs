@@ -471,6 +471,9 @@ impl Model {
             .get_or_init(|| {
                 let mut a = ModelArch::from_config(&self.config)?;
                 a.extra_params = self.parameters_non_text.as_ref().map_or(0, |n| n.count);
+                // The entry's format is its `stored_dtype` ([`Model::native_format`]); the
+                // web file leaves `quantization_config` out.
+                a.config_quantization = None;
                 Ok(a)
             })
             .clone()

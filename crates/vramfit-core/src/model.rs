@@ -46,6 +46,7 @@ use read::*;
 mod error;
 mod layers;
 mod params;
+mod quant;
 mod vision;
 
 use aliases::Concept;
@@ -54,6 +55,7 @@ pub use layers::{
     Assumption, GlobalAttention, LayerAttention, LayerKind, Mixer, Provenance, RecurrentState,
 };
 pub use params::ParamBreakdown;
+pub use quant::ConfigQuantization;
 pub use vision::{Vision, VisionFamily};
 
 /// Multi-head latent attention ranks (DeepSeek-V2/V3, Kimi K2).
@@ -155,6 +157,9 @@ pub struct ModelArch {
     /// Multi-token-prediction layers the checkpoint carries (`num_nextn_predict_layers`,
     /// `mtp_num_hidden_layers`): loaded only as a speculative draft (`sizing/spec.rs`).
     pub mtp_layers: u64,
+    /// The checkpoint's format as its `quantization_config` names it (`model/quant.rs`),
+    /// for a model sized from its config alone.
+    pub config_quantization: Option<ConfigQuantization>,
     /// Values the config did not give and the reader assumed (each also a plan warning).
     pub assumptions: Vec<Assumption>,
     /// Where each derived number came from.
@@ -778,6 +783,7 @@ impl ModelArch {
             .or_else(|| get_str(root, "torch_dtype"))
             .or_else(|| get_str(c, "dtype"))
             == Some("float32");
+        let (config_quantization, quant_assumption) = quant::read(root);
         let tower = Vision::read(root, &architecture, hidden);
         // A tower's parameters from its shape (the catalog replaces it with the checkpoint's
         // exact count: `Model::arch`).
@@ -815,7 +821,8 @@ impl ModelArch {
             mtp_layers: get_u64(c, "num_nextn_predict_layers")
                 .or_else(|| get_u64(c, "mtp_num_hidden_layers"))
                 .unwrap_or(0),
-            assumptions: rd.assumptions,
+            config_quantization,
+            assumptions: rd.assumptions.into_iter().chain(quant_assumption).collect(),
             provenance: rd.provenance,
         };
         arch.check_bounds()?;

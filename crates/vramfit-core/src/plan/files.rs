@@ -164,7 +164,16 @@ pub fn custom_plan(
     gpu: &Gpu,
     inputs: &Inputs,
 ) -> Plan {
-    let native = report.map_or(WeightFormat::Bf16, format_of_report);
+    // Without headers, the format the config's `quantization_config` names (16-bit when
+    // it names none vramfit reads: `model/quant.rs`, with an assumption).
+    let from_config = arch.config_quantization;
+    let native = report.map_or_else(
+        || from_config.map_or(WeightFormat::Bf16, |q| q.format),
+        format_of_report,
+    );
+    let group = from_config
+        .filter(|_| report.is_none())
+        .map(|q| q.group_size);
     // The entry of the same shapes, and of the same context and towers where one is (a
     // base model's 131072 positions are not its Instruct entry's 32768); among entries that
     // agree on all of it, the first in the catalog (the Qwen2 entries are listed after the
@@ -196,7 +205,7 @@ pub fn custom_plan(
         arch,
         format!("custom:{name}"),
         name.to_string(),
-        (native, None, None),
+        (native, None, group),
         &files,
         gpu,
         inputs,

@@ -75,3 +75,31 @@ fn the_llama_cpp_command_of_a_vllm_plan_asks_for_what_the_pool_holds() {
     let text = vramfit_core::commands::llama_cpp(p.launch.as_ref().unwrap());
     assert!(text.contains("-c 32768 -np 4 "), "{text}");
 }
+
+/// A `config.json` alone with a `quantization_config` is sized in the format it names
+/// (`model/quant.rs`), as the catalog's checkpoint in that format: Llama 3.1 8B's config
+/// with hugging-quants' AWQ block is the catalog model at INT4-AWQ, group 128; it was
+/// sized at BF16 (14.99 GiB instead of 5.37 GiB).
+#[test]
+fn a_config_with_a_quantization_config_is_sized_in_its_format() {
+    let cat = Catalog::bundled();
+    let model = cat.model("llama-3.1-8b").unwrap();
+    let mut config = model.model.config.clone();
+    config["quantization_config"] = serde_json::json!({
+        "quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemm", "zero_point": true
+    });
+    let arch = vramfit_core::model::ModelArch::from_config(&config).unwrap();
+    let gpu = cat.gpu("h100-sxm").unwrap();
+    let i = on("llama-3.1-8b", "h100-sxm");
+    let p = vramfit_core::plan::custom_plan(&cat, arch, "awq-8b", None, gpu, &i);
+    let mut want = i.clone();
+    want.format = Some(vramfit_core::dtype::WeightFormat::Int4Awq);
+    let w = plan(&cat, &want).unwrap();
+    assert_eq!(p.format, vramfit_core::dtype::WeightFormat::Int4Awq);
+    assert_eq!(p.estimate.weights_bytes, w.estimate.weights_bytes);
+    assert!(
+        p.estimate.weights_bytes < 6 * GIB,
+        "{}",
+        p.estimate.weights_bytes
+    );
+}
