@@ -318,7 +318,13 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         .block_size
         .unwrap_or_else(|| s.flags.engine.default_block_size())
         .clamp(1, 1 << 16);
-    let refusal = super::refusal::refusal(s);
+    let refusal = super::refusal::refusal(s).or_else(|| {
+        (matches!(s.flags.engine, Engine::Vllm { .. }) && max_num_batched_tokens < max_num_seqs)
+            .then_some(Refusal::BatchedBelowSeqs {
+                tokens: max_num_batched_tokens,
+                seqs: max_num_seqs,
+            })
+    });
     if max_model_len > m.max_position_embeddings && refusal.is_none() {
         warnings.push(Warning::LongerThanModel {
             max_model_len,

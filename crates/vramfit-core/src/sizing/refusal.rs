@@ -27,6 +27,10 @@
 //!   256]`; the CUDA attention backends FlashAttention and Triton take
 //!   `MultipleOf(16)` kernel block sizes, `get_supported_kernel_block_sizes`, so 1 and 8 find
 //!   no backend: "No valid attention backend found … block_size not supported").
+//! - **Batched tokens below sequences** (vLLM `vllm/config/scheduler.py`, `SchedulerConfig`:
+//!   "max_num_batched_tokens (…) must be greater than or equal to max_num_seqs (…)"): every
+//!   running sequence takes at least one token a step; checked on the resolved values, the
+//!   GPU's defaults included (`sizing/estimate.rs`).
 
 use super::{Engine, Scenario};
 use crate::model::ModelArch;
@@ -94,6 +98,13 @@ pub enum Refusal {
         /// Tensor parallel size.
         tp: u64,
     },
+    /// vLLM: `--max-num-batched-tokens` below `--max-num-seqs`.
+    BatchedBelowSeqs {
+        /// `max_num_batched_tokens`.
+        tokens: u64,
+        /// `max_num_seqs`.
+        seqs: u64,
+    },
 }
 
 impl Refusal {
@@ -110,13 +121,17 @@ impl Refusal {
             Self::LongerThanModel { .. } => "longer_than_model",
             Self::BlockSize { .. } => "block_size",
             Self::LayerSplitOnly { .. } => "layer_split_only",
+            Self::BatchedBelowSeqs { .. } => "batched_below_seqs",
         }
     }
 
     /// Whether it is about the layout (TP, PP, EP) rather than a flag.
     #[must_use]
     pub fn is_layout(self) -> bool {
-        !matches!(self, Self::LongerThanModel { .. } | Self::BlockSize { .. })
+        !matches!(
+            self,
+            Self::LongerThanModel { .. } | Self::BlockSize { .. } | Self::BatchedBelowSeqs { .. }
+        )
     }
 }
 
@@ -153,6 +168,10 @@ impl fmt::Display for Refusal {
             Self::LayerSplitOnly { tp } => write!(
                 f,
                 "TP {tp}: llama.cpp splits layers over GPUs (`--split-mode layer`, a pipeline split), not tensors; use PP {tp}"
+            ),
+            Self::BatchedBelowSeqs { tokens, seqs } => write!(
+                f,
+                "`--max-num-batched-tokens` {tokens} is below `--max-num-seqs` {seqs} (\"max_num_batched_tokens ({tokens}) must be greater than or equal to max_num_seqs ({seqs})\"); raise it to at least {seqs} or lower `--max-num-seqs`"
             ),
         }
     }

@@ -103,3 +103,46 @@ fn a_config_with_a_quantization_config_is_sized_in_its_format() {
         p.estimate.weights_bytes
     );
 }
+
+/// vLLM refuses fewer batched tokens than sequences (`SchedulerConfig`: "max_num_batched_tokens
+/// (1) must be greater than or equal to max_num_seqs (1024)"), the GPU's defaults included:
+/// H100's 1,024 sequences need at least 1,024 tokens a step.
+#[test]
+fn vllm_refuses_fewer_batched_tokens_than_sequences() {
+    let at = |tokens: u64, seqs: Option<u64>| {
+        let mut i = on("llama-3.1-8b", "h100-sxm");
+        i.flags.max_num_batched_tokens = Some(tokens);
+        i.flags.max_num_seqs = seqs;
+        plan(&Catalog::bundled(), &i).unwrap()
+    };
+    let p = at(1, None);
+    assert_eq!(
+        p.estimate.refusal.map(|r| r.id()),
+        Some("batched_below_seqs")
+    );
+    assert!(p.run.is_none());
+    assert!(
+        p.verdict
+            .contains("must be greater than or equal to max_num_seqs (1024)"),
+        "{}",
+        p.verdict
+    );
+    assert_eq!(
+        at(1023, None).estimate.refusal.map(|r| r.id()),
+        Some("batched_below_seqs")
+    );
+    assert!(at(1024, None).run.is_some());
+    assert!(at(512, Some(256)).run.is_some());
+    // Another engine has no such rule.
+    let mut i = on("llama-3.1-8b", "h100-sxm");
+    i.flags.max_num_batched_tokens = Some(1);
+    i.flags.engine = vramfit_core::sizing::Engine::Sglang;
+    assert_ne!(
+        plan(&Catalog::bundled(), &i)
+            .unwrap()
+            .estimate
+            .refusal
+            .map(|r| r.id()),
+        Some("batched_below_seqs")
+    );
+}
