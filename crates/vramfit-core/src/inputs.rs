@@ -876,8 +876,11 @@ mod tests {
         i.set(Field::GpuMemoryUtilization, " ").unwrap();
         i.set(Field::BlockSize, "").unwrap();
         assert_eq!(i, Inputs::default());
-        // A required number is never emptied.
-        assert!(i.set(Field::Users, "").is_err());
+        // A required number is never emptied, and the message says what it takes.
+        assert_eq!(
+            i.set(Field::Users, " "),
+            Err("empty: `--users` takes a whole number between 1 and 1048576".to_string())
+        );
         // Nor one that takes `auto`: an empty `--max-model-len=` is vLLM's error, and `?len=`
         // keeps the default (the page's number field sends an emptied box as `auto`).
         assert!(i.set(Field::MaxModelLen, "").is_err());

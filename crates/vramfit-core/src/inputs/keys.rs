@@ -723,6 +723,16 @@ impl Key {
         }
     }
 
+    /// The message for an empty value: what the row takes, with its range.
+    fn empty(&self, what: &str) -> String {
+        format!(
+            "empty: `{}` takes {what} between {} and {}",
+            self.flag,
+            self.min_text(),
+            self.max_text()
+        )
+    }
+
     fn outside(&self, got: &str) -> String {
         format!(
             "`{}` must be between {} and {}; got {got}",
@@ -757,6 +767,9 @@ impl Key {
     /// Python's `int` reads it.
     pub(super) fn int(&self, v: &str) -> Result<u64, String> {
         let t = v.trim();
+        if t.is_empty() {
+            return Err(self.empty("a whole number"));
+        }
         let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
         match t.parse::<u64>() {
             Ok(n) => self.check_int(n),
@@ -767,6 +780,9 @@ impl Key {
     }
 
     pub(super) fn float(&self, v: &str) -> Result<f64, String> {
+        if v.trim().is_empty() {
+            return Err(self.empty("a number"));
+        }
         let x =
             crate::decimal::parse_f64(v.trim()).ok_or_else(|| format!("`{v}` is not a number"))?;
         self.check_float(x)

@@ -277,3 +277,72 @@ pub(super) fn recurrent_state(rd: &mut Reader<'_>) -> Option<RecurrentState> {
 
 /// Upper bound on any single dimension, to keep all products inside u64.
 pub(super) const MAX_DIM: u64 = 1 << 24;
+
+impl ModelArch {
+    /// Rejects dimensions beyond any real model, so that every product the sizing forms
+    /// stays inside u64 (the largest, experts × 3 × hidden × moe_intermediate × layers,
+    /// is at most 2^60) and an estimate never walks millions of layers.
+    pub(super) fn check_bounds(&self) -> Result<(), ConfigError> {
+        let mut checks: Vec<(&'static str, u64, u64)> = vec![
+            ("hidden_size", self.hidden, 1 << 16),
+            ("num_hidden_layers", self.layers, 1 << 10),
+            ("num_attention_heads", self.heads, 1 << 10),
+            ("head_dim", self.head_dim, 1 << 12),
+            ("vocab_size", self.vocab, 1 << 22),
+            ("intermediate_size", self.intermediate, 1 << 20),
+            (
+                "max_position_embeddings",
+                self.max_position_embeddings,
+                1 << 26,
+            ),
+        ];
+        if let Some(m) = self.moe {
+            checks.push(("num_experts", m.experts, 1 << 12));
+            checks.push(("moe_intermediate_size", m.expert_intermediate, 1 << 20));
+            checks.push((
+                "shared_expert_intermediate_size",
+                m.shared_intermediate,
+                1 << 20,
+            ));
+        }
+        checks.push(("num_nextn_predict_layers", self.mtp_layers, 64));
+        if let Some(v) = self.vision {
+            checks.push(("vision_config.hidden_size", v.hidden, 1 << 16));
+            checks.push(("vision_config.intermediate_size", v.intermediate, 1 << 20));
+            checks.push(("vision_config.num_hidden_layers", v.layers, 1 << 10));
+            checks.push(("vision_config.patch_size", v.patch, 1 << 10));
+            checks.push(("vision_config.spatial_merge_size", v.merge, 16));
+            checks.push(("vision_config.temporal_patch_size", v.temporal_patch, 16));
+            checks.push(("vision_config.image_size", v.image_size, 1 << 16));
+            checks.push(("vision_config.out_hidden_size", v.out_hidden, 1 << 16));
+        }
+        if let Some(m) = self.mla {
+            checks.push(("kv_lora_rank", m.kv_lora_rank, 1 << 16));
+            checks.push(("q_lora_rank", m.q_lora_rank.unwrap_or(0), 1 << 16));
+            checks.push(("qk_rope_head_dim", m.qk_rope_head_dim, 1 << 12));
+            checks.push(("qk_nope_head_dim", m.qk_nope_head_dim, 1 << 12));
+            checks.push(("v_head_dim", m.v_head_dim, 1 << 12));
+        }
+        for a in &self.layer_attention {
+            if let LayerAttention::Sliding { window } = a {
+                checks.push(("sliding_window", *window, 1 << 26));
+            }
+        }
+        // A model that holds no position cannot be sized (vLLM's length would be 0).
+        if self.max_position_embeddings == 0 {
+            return Err(ConfigError::BadField {
+                field: "max_position_embeddings",
+                reason: "0 positions; a model holds at least one".into(),
+            });
+        }
+        for (field, v, max) in checks {
+            if v > max {
+                return Err(ConfigError::BadField {
+                    field,
+                    reason: format!("{v} is larger than any real model's ({max} at most)"),
+                });
+            }
+        }
+        Ok(())
+    }
+}

@@ -98,6 +98,18 @@ fn broken_one_at_a_time(base: &str, cases: &[(&str, &str, &str, &str)]) {
 }
 
 #[test]
+fn a_config_saved_with_a_byte_order_mark_reads() {
+    let cfg = r#"{"architectures":["LlamaForCausalLM"],"hidden_size":4096,
+      "intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,
+      "num_key_value_heads":8,"vocab_size":128256,"max_position_embeddings":131072}"#;
+    assert_eq!(
+        ModelArch::from_config_str(&format!("\u{feff}{cfg}")),
+        ModelArch::from_config_str(cfg)
+    );
+    assert!(ModelArch::from_config_str(cfg).is_ok());
+}
+
+#[test]
 fn a_config_field_present_with_an_unusable_value_is_not_called_missing() {
     // Llama-3.1-8B's config.json with one field broken at a time: present but no whole number
     // is "unusable", naming what it is; only an absent (or null) field is "missing".
@@ -110,6 +122,7 @@ fn a_config_field_present_with_an_unusable_value_is_not_called_missing() {
         ("num_attention_heads", "32", "\"32\"", "config.json field `num_attention_heads` is unusable: expected a non-negative integer, got a string"),
         ("vocab_size", "128256", "-5", "config.json field `vocab_size` is unusable: expected a non-negative integer, got -5"),
         ("hidden_size", "4096", "null", "config.json is missing the required field `hidden_size`"),
+        ("max_position_embeddings", "131072", "0", "config.json field `max_position_embeddings` is unusable: 0 positions; a model holds at least one"),
     ]);
 }
 
