@@ -6,8 +6,9 @@
 //!    ([`crate::sizing::Refusal`]): a length above the model's maximum becomes the maximum
 //!    (vLLM `_get_and_verify_max_len`); a block size no CUDA attention backend takes
 //!    becomes 16 (vLLM's default, `vllm/config/cache.py`); a layout vLLM refuses becomes the
-//!    largest valid one on no more GPUs (`verify_with_parallel_config`). Every fix below
-//!    carries these corrections.
+//!    largest valid one on no more GPUs (`verify_with_parallel_config`); a weight format
+//!    whose kernels the GPU lacks becomes the 16-bit checkpoint (`sizing/refusal.rs`,
+//!    `min_capability`). Every fix below carries these corrections.
 //! 2. **Memory**, on the corrected inputs: with `--kv-cache-memory-bytes` set above what the
 //!    GPU holds beside the weights and the runtime, the largest whole GiB that fits (vLLM
 //!    takes the pool as given, `CacheConfig.kv_cache_memory_bytes`); the longest
@@ -290,6 +291,8 @@ struct Asker<'a> {
     group: u64,
     /// What the model's files say, and the checkpoint's native format.
     files: (&'a ModelFiles, WeightFormat),
+    /// Whether another weight format may be offered.
+    other_formats: bool,
 }
 
 impl Asker<'_> {
@@ -331,6 +334,16 @@ impl Asker<'_> {
             }),
             Refusal::BlockSize { .. } => Some(Fix {
                 block_size: Some(16),
+                ..Fix::default()
+            }),
+            // A format whose kernels this GPU lacks: the 16-bit checkpoint, which loads on any
+            // (in fp16 below compute capability 8.0, where vLLM casts bf16).
+            Refusal::FormatCapability { has, .. } => self.other_formats.then_some(Fix {
+                format: Some(if has < 80 {
+                    WeightFormat::Fp16
+                } else {
+                    WeightFormat::Bf16
+                }),
                 ..Fix::default()
             }),
             _ if r.is_layout() => {
@@ -383,6 +396,7 @@ pub fn repair(
         format,
         group,
         files,
+        other_formats,
     };
     // 1. What the engine refuses.
     let mut corr = Fix::default();

@@ -75,8 +75,10 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GpuArch {
-    /// Compute capability 7.x (Volta, Turing): no Marlin.
+    /// Compute capability 7.0 (Volta): no Marlin.
     Volta,
+    /// 7.5 (Turing: T4, RTX 20): no Marlin in the layouts modelled here.
+    Turing,
     /// 8.0 / 8.6 (A100, A10, RTX 30).
     Ampere,
     /// 8.9 (L4, L40S, RTX 40).
@@ -102,7 +104,8 @@ impl GpuArch {
     pub fn from_catalog(architecture: Option<&str>, name: &str) -> Option<Self> {
         let a = architecture?.to_ascii_lowercase();
         Some(match a.as_str() {
-            "volta" | "turing" => Self::Volta,
+            "volta" => Self::Volta,
+            "turing" => Self::Turing,
             "ampere" => Self::Ampere,
             "ada lovelace" | "ada" => Self::Ada,
             "hopper" => Self::Hopper,
@@ -122,7 +125,25 @@ impl GpuArch {
     /// Whether vLLM's Marlin kernels run (compute capability ≥ 8.0, NVIDIA).
     #[must_use]
     pub fn has_marlin(self) -> bool {
-        !matches!(self, Self::Volta | Self::Cdna3 | Self::Cdna4 | Self::Other)
+        !matches!(
+            self,
+            Self::Volta | Self::Turing | Self::Cdna3 | Self::Cdna4 | Self::Other
+        )
+    }
+
+    /// The NVIDIA compute capability × 10 (75 for 7.5); `None` for AMD and others.
+    #[must_use]
+    pub fn compute_capability(self) -> Option<u32> {
+        match self {
+            Self::Volta => Some(70),
+            Self::Turing => Some(75),
+            Self::Ampere => Some(80),
+            Self::Ada => Some(89),
+            Self::Hopper => Some(90),
+            Self::BlackwellDatacenter => Some(100),
+            Self::BlackwellConsumer => Some(120),
+            Self::Cdna3 | Self::Cdna4 | Self::Other => None,
+        }
     }
 
     /// Whether the GPU has FP8 tensor cores (compute capability ≥ 8.9).

@@ -27,6 +27,14 @@
 //!   256]`; the CUDA attention backends FlashAttention and Triton take
 //!   `MultipleOf(16)` kernel block sizes, `get_supported_kernel_block_sizes`, so 1 and 8 find
 //!   no backend: "No valid attention backend found … block_size not supported").
+//! - **Weight formats below their compute capability** (vLLM, NVIDIA GPUs): each method's
+//!   `get_min_capability()` (`vllm/model_executor/layers/quantization/*.py`), checked in
+//!   `VllmConfig._get_quantization_config` ("The quantization method … is not supported for
+//!   the current GPU. Minimum capability: …"), and compressed-tensors' per-scheme check.
+//!   Read in the PyPI source releases 0.11.0–0.19.1: FP8 (`fp8`, and compressed-tensors'
+//!   FP8 on its W8A16 fallback) and NVFP4 (`modelopt_fp4`) 8.0 before v0.14 and 7.5 from it
+//!   (Marlin for sm75, vLLM PR #29901); AWQ and INT8 W8A8 7.5; MXFP4 8.0; GPTQ 6.0. 16-bit
+//!   checkpoints load on any (bf16 is cast to fp16 below 8.0). [`min_capability`].
 //! - **Batched tokens below sequences** (vLLM `vllm/config/scheduler.py`, `SchedulerConfig`:
 //!   "max_num_batched_tokens (…) must be greater than or equal to max_num_seqs (…)"): every
 //!   running sequence takes at least one token a step; checked on the resolved values, the
@@ -98,6 +106,15 @@ pub enum Refusal {
         /// Tensor parallel size.
         tp: u64,
     },
+    /// vLLM: a weight format whose kernels need a newer GPU ([`min_capability`]).
+    FormatCapability {
+        /// The format.
+        format: crate::dtype::WeightFormat,
+        /// The compute capability it needs, × 10.
+        needs: u32,
+        /// The GPU's, × 10.
+        has: u32,
+    },
     /// vLLM: `--max-num-batched-tokens` below `--max-num-seqs`.
     BatchedBelowSeqs {
         /// `max_num_batched_tokens`.
@@ -122,6 +139,7 @@ impl Refusal {
             Self::BlockSize { .. } => "block_size",
             Self::LayerSplitOnly { .. } => "layer_split_only",
             Self::BatchedBelowSeqs { .. } => "batched_below_seqs",
+            Self::FormatCapability { .. } => "format_capability",
         }
     }
 
@@ -130,7 +148,10 @@ impl Refusal {
     pub fn is_layout(self) -> bool {
         !matches!(
             self,
-            Self::LongerThanModel { .. } | Self::BlockSize { .. } | Self::BatchedBelowSeqs { .. }
+            Self::LongerThanModel { .. }
+                | Self::BlockSize { .. }
+                | Self::BatchedBelowSeqs { .. }
+                | Self::FormatCapability { .. }
         )
     }
 }
@@ -168,6 +189,15 @@ impl fmt::Display for Refusal {
             Self::LayerSplitOnly { tp } => write!(
                 f,
                 "TP {tp}: llama.cpp splits layers over GPUs (`--split-mode layer`, a pipeline split), not tensors; use PP {tp}"
+            ),
+            Self::FormatCapability { format, needs, has } => write!(
+                f,
+                "its {} kernels need compute capability {}.{} or newer, and this GPU is {}.{} (\"Minimum capability: {needs}. Current capability: {has}.\")",
+                format.id(),
+                needs / 10,
+                needs % 10,
+                has / 10,
+                has % 10
             ),
             Self::BatchedBelowSeqs { tokens, seqs } => write!(
                 f,
@@ -266,10 +296,35 @@ pub fn refusal(s: &Scenario) -> Option<Refusal> {
             max_position_embeddings: m.max_position_embeddings,
         });
     }
+    if let Engine::Vllm { minor } = engine {
+        let has = s.gpu_arch.and_then(super::GpuArch::compute_capability);
+        if let Some(has) = has.filter(|h| *h < min_capability(s.format, minor)) {
+            return Some(Refusal::FormatCapability {
+                format: s.format,
+                needs: min_capability(s.format, minor),
+                has,
+            });
+        }
+    }
     match (engine, s.flags.block_size) {
         (Engine::Vllm { .. }, Some(b)) if !vllm_block_size_ok(b) => {
             Some(Refusal::BlockSize { block_size: b })
         }
         _ => None,
+    }
+}
+
+/// The compute capability (× 10) vLLM `0.minor` needs for a weight format on NVIDIA GPUs
+/// (module docs): 0 for 16- and 32-bit weights.
+#[must_use]
+pub fn min_capability(format: crate::dtype::WeightFormat, minor: u32) -> u32 {
+    use crate::dtype::WeightFormat as W;
+    let marlin_sm75 = minor >= 14;
+    match format {
+        W::Fp8 | W::Fp8Block | W::Fp8Ffn | W::Nvfp4 if marlin_sm75 => 75,
+        W::Fp8 | W::Fp8Block | W::Fp8Ffn | W::Nvfp4 | W::Mxfp4Experts | W::Mxfp4 => 80,
+        W::Int4Awq | W::Int8W8a8 => 75,
+        W::Int4Gptq => 60,
+        W::Bf16 | W::Fp16 | W::Fp32 => 0,
     }
 }

@@ -146,3 +146,52 @@ fn vllm_refuses_fewer_batched_tokens_than_sequences() {
         Some("batched_below_seqs")
     );
 }
+
+/// vLLM's minimum compute capability per weight format (`get_min_capability()`, read in the
+/// 0.11.0–0.19.1 source releases): FP8 and NVFP4 8.0 before v0.14 and 7.5 from it, AWQ and
+/// INT8 W8A8 7.5, MXFP4 8.0, GPTQ 6.0. V100 is 7.0, T4 7.5; AMD GPUs have no such number.
+/// A refused format's fix is the 16-bit checkpoint (fp16 below 8.0).
+#[test]
+fn vllm_refuses_formats_below_their_compute_capability() {
+    use vramfit_core::dtype::WeightFormat as W;
+    use vramfit_core::engine::Engine;
+    let refusal = |model: &str, gpu: &str, format: Option<W>, minor: u32| {
+        let mut i = on(model, gpu);
+        i.format = format;
+        i.flags.engine = Engine::Vllm { minor };
+        let p = plan(&Catalog::bundled(), &i).unwrap();
+        (p.estimate.refusal.map(|r| r.id()), p)
+    };
+    for (model, gpu, format, minor, refused) in [
+        ("llama-3.1-8b", "v100-16gb", Some(W::Fp8), 19, true),
+        ("llama-3.1-8b", "t4", Some(W::Fp8), 19, false),
+        ("llama-3.1-8b", "t4", Some(W::Fp8), 13, true),
+        ("llama-3.1-8b", "a100-80gb-sxm", Some(W::Fp8), 13, false),
+        ("llama-3.1-8b", "v100-16gb", Some(W::Int4Awq), 19, true),
+        ("llama-3.1-8b", "t4", Some(W::Int4Awq), 19, false),
+        ("llama-3.1-8b", "v100-16gb", Some(W::Int4Gptq), 19, false),
+        ("llama-3.1-8b", "v100-16gb", Some(W::Int8W8a8), 19, true),
+        ("llama-3.1-8b", "t4", Some(W::Nvfp4), 13, true),
+        ("llama-3.1-8b", "t4", Some(W::Nvfp4), 19, false),
+        ("gpt-oss-20b", "t4", None, 19, true),
+        ("gpt-oss-20b", "a10g", None, 19, false),
+        ("llama-3.1-8b", "v100-16gb", None, 19, false),
+        ("llama-3.1-8b", "mi300x", Some(W::Fp8), 19, false),
+    ] {
+        let (id, p) = refusal(model, gpu, format, minor);
+        let want = refused.then_some("format_capability");
+        assert_eq!(
+            id, want,
+            "{model} {gpu} {format:?} v0.{minor}: {}",
+            p.verdict
+        );
+    }
+    let (_, p) = refusal("llama-3.1-8b", "v100-16gb", Some(W::Fp8), 19);
+    assert!(
+        p.verdict
+            .contains("need compute capability 7.5 or newer, and this GPU is 7.0"),
+        "{}",
+        p.verdict
+    );
+    assert_eq!(p.fixes.first().and_then(|f| f.format), Some(W::Fp16));
+}
