@@ -185,6 +185,17 @@ pub fn fmt_num(x: f64, digits: usize) -> String {
     }
 }
 
+/// A non-negative number rounded to a whole one with thousands separators (`15,746,422`);
+/// `–` when it is not finite.
+#[must_use]
+pub fn fmt_whole(x: f64) -> String {
+    if x.is_finite() {
+        fmt_count(whole(x.round()))
+    } else {
+        "–".into()
+    }
+}
+
 /// Formats parameters as `8.03 B` / `494 M`.
 #[must_use]
 pub fn fmt_params(n: u64) -> String {
@@ -226,4 +237,16 @@ pub fn fmt_pct(fraction: f64) -> String {
 #[must_use]
 pub fn fmt_ms(seconds: f64) -> String {
     fmt_num(seconds * 1000.0, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn whole_numbers_are_grouped_in_thousands() {
+        assert_eq!(super::fmt_whole(15_746_421.6), "15,746,422");
+        assert_eq!(super::fmt_whole(999.4), "999");
+        assert_eq!(super::fmt_whole(0.0), "0");
+        assert_eq!(super::fmt_whole(f64::NAN), "–");
+        assert_eq!(super::fmt_whole(f64::INFINITY), "–");
+    }
 }

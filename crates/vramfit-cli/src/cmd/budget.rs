@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use vramfit_core::budget::{age_months, budget, Budget};
 use vramfit_core::catalog::Catalog;
 use vramfit_core::plan::Inputs;
-use vramfit_core::units::{fmt_num, fmt_usd};
+use vramfit_core::units::{fmt_count, fmt_num, fmt_usd};
 
 /// `budget`: exit 1 when no option is kept (every one breaks a constraint).
 ///
@@ -55,9 +55,12 @@ fn opt_usd(x: Option<f64>) -> String {
 fn table(b: &Budget, inputs: &Inputs, today: (i64, i64), all: bool) -> String {
     let (newest, oldest) = ages(b, today);
     let mut s = format!(
-        "{} for {} users ({} + {} tokens); {} years, ${}/kWh, PUE {}, {}% busy",
+        "{} for {} ({} + {} tokens); {} years, ${}/kWh, PUE {}, {}% busy",
         inputs.model,
-        inputs.workload.users,
+        match inputs.workload.users {
+            1 => "1 user".to_string(),
+            n => format!("{} users", fmt_count(n)),
+        },
         inputs.workload.prompt_tokens,
         inputs.workload.output_tokens,
         fmt_num(b.years, 1),
@@ -76,9 +79,22 @@ fn table(b: &Budget, inputs: &Inputs, today: (i64, i64), all: bool) -> String {
         );
     }
     s.push('\n');
+    let shown = if all { usize::MAX } else { 25 };
+    // The first two columns as wide as their longest entry (platform ids run to 27).
+    let rows = || b.options.iter().take(shown);
+    let gw = rows()
+        .map(|o| o.gpu.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(30);
+    let pw = rows()
+        .map(|o| o.platform.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(22);
     let _ = writeln!(
         s,
-        "{:<30} {:<22} {:>5} {:>5} {:>12} {:>12} {:>12} {:>8} {:>10} {:>9}  engine / excluded because",
+        "{:<gw$} {:<pw$} {:>5} {:>5} {:>12} {:>12} {:>12} {:>8} {:>10} {:>9}  engine / excluded because",
         "GPU",
         "platform",
         "GPUs",
@@ -90,11 +106,10 @@ fn table(b: &Budget, inputs: &Inputs, today: (i64, i64), all: bool) -> String {
         "$/M tok",
         "tok/s",
     );
-    let shown = if all { usize::MAX } else { 25 };
-    for o in b.options.iter().take(shown) {
+    for o in rows() {
         let _ = writeln!(
             s,
-            "{:<30} {:<22} {:>5} {:>5} {:>12} {:>12} {:>12} {:>8} {:>10} {:>9}  {}",
+            "{:<gw$} {:<pw$} {:>5} {:>5} {:>12} {:>12} {:>12} {:>8} {:>10} {:>9}  {}",
             o.gpu,
             o.platform,
             o.gpus,
@@ -188,5 +203,29 @@ mod tests {
         // 2026-12-02 is day 20,789.
         assert_eq!(civil(20_789), (2026, 12));
         assert_eq!(civil(11_016), (2000, 2)); // 2000-02-29
+    }
+
+    /// Every row's columns start where the header's do, the longest platform id included
+    /// (`jetson-agx-orin-64gb-devkit`, 27 characters, ran past a 22-wide column).
+    #[test]
+    fn the_table_columns_line_up() {
+        let cat = crate::testing::cat();
+        let i = crate::testing::inputs("llama-3.1-8b", "h100-sxm");
+        let b = budget(&cat, &i);
+        let t = table(&b, &i, (2026, 12), true);
+        let lines: Vec<&str> = t.lines().skip(1).take_while(|l| !l.is_empty()).collect();
+        let at = |l: &str| l.find(" TP").or_else(|| l.find(" layout"));
+        let want = at(lines[0]).map(|c| c + " layout".len());
+        assert!(lines
+            .iter()
+            .any(|l| l.contains("jetson-agx-orin-64gb-devkit")));
+        for l in &lines[1..] {
+            let end = l.find("×1 ").map(|c| c + "×1".len());
+            assert_eq!(
+                end.map(|c| l[..c].chars().count()),
+                want.map(|c| lines[0][..c].chars().count()),
+                "{l}"
+            );
+        }
     }
 }

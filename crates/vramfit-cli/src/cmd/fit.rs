@@ -86,8 +86,10 @@ pub fn render(
                 "concurrency",
                 Some(n),
                 format!(
-                    "requests of {} tokens (prompt, media and output) at once per replica",
-                    p.counted_tokens()
+                    "requests of {} tokens (prompt, media and output) at once per replica of TP {} × PP {}",
+                    fmt_count(p.counted_tokens()),
+                    p.tensor_parallel_size,
+                    p.pipeline_parallel_size
                 ),
             )
         }
@@ -322,6 +324,23 @@ mod tests {
         assert_eq!(j["find"], "concurrency");
         assert_eq!(j["answer"].as_u64(), Some(c.floor() as u64));
         assert!(c > 10.0);
+        // The text answer names the layout it counts (Llama 3.1 70B at its whole context
+        // takes more than one H100).
+        let a = fit_args(&[
+            "llama-3.1-70b",
+            "--gpu",
+            "h100-sxm",
+            "--find",
+            "concurrency",
+        ]);
+        let o = run(&cat(), &a, &no_files).unwrap();
+        let p = core(&inputs("llama-3.1-70b", "h100-sxm"));
+        assert!(p.tensor_parallel_size * p.pipeline_parallel_size > 1);
+        let tail = format!(
+            "at once per replica of TP {} × PP {})\n",
+            p.tensor_parallel_size, p.pipeline_parallel_size
+        );
+        assert!(o.stdout.ends_with(&tail), "{}", o.stdout);
     }
 
     #[test]

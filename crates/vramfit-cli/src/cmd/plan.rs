@@ -13,7 +13,7 @@ use vramfit_core::hub;
 use vramfit_core::model::ModelArch;
 use vramfit_core::plan::{self, Inputs, Plan};
 use vramfit_core::safetensors::Report;
-use vramfit_core::units::{fmt_bytes, fmt_count, fmt_num, fmt_params, fmt_usd, Units};
+use vramfit_core::units::{fmt_bytes, fmt_count, fmt_num, fmt_params, fmt_usd, fmt_whole, Units};
 
 /// Reads the models that are not in the catalog: a path ([`crate::files::read_local_model`])
 /// or a Hub repo ([`crate::hub::import`]). The commands get it as a value, so their tests
@@ -209,8 +209,8 @@ pub fn plan_text(p: &Plan, u: Units) -> String {
         s.push_str(&format!(
             "decode: {} tok/s per user, {} tok/s total (prompt time included); TTFT {} ms\n",
             fmt_num(r.speed.decode_tokens_per_s_per_user, 1),
-            fmt_num(r.total_decode_tokens_per_s, 0),
-            fmt_num(r.speed.ttft_s * 1000.0, 0)
+            fmt_whole(r.total_decode_tokens_per_s),
+            fmt_whole(r.speed.ttft_s * 1000.0)
         ));
         if let Some(c) = r.cost.purchase_usd {
             s.push_str(&format!("cost: {} to buy", fmt_usd(c)));

@@ -116,9 +116,9 @@ impl Verdict {
                 )
             }
             (Fit::WeightsTooLarge, _) => format!(
-                "weights and runtime need more than the {:.2} × memory budget (KV pool would be {})",
+                "weights and runtime need more than the {:.2} × memory budget ({} short, before any KV cache)",
                 self.util,
-                fmt_gib_signed(self.pool)
+                fmt_gib(self.pool.unsigned_abs())
             ),
             (Fit::KvTooSmall, _) => format!(
                 "one request of {} tokens needs {} of KV cache, the pool is {}",

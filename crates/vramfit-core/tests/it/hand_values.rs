@@ -211,7 +211,7 @@ fn verdicts_and_warnings_word_for_word() {
         text(&s, (79.19 * GIB as f64) as u64),
         (
             Fit::WeightsTooLarge,
-            "will not start: weights and runtime need more than the 0.90 × memory budget (KV pool would be -62.39 GiB)".to_string(),
+            "will not start: weights and runtime need more than the 0.90 × memory budget (62.39 GiB short, before any KV cache)".to_string(),
             vec![]
         )
     );
