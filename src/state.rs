@@ -249,6 +249,9 @@ pub struct AppState {
     pub oom_text: RwSignal<String>,
     /// The service worker has cached every file of this build: all views work offline.
     pub offline: RwSignal<bool>,
+    /// What holds text the page could not use (a field's label, or the dropped files): the
+    /// results are then the last accepted values', and "Size it" says so.
+    pub refused: RwSignal<Vec<&'static str>>,
     raw_query: RwSignal<String>,
 }
 
@@ -545,7 +548,18 @@ impl AppState {
             custom,
             oom_text: RwSignal::new(String::new()),
             offline: RwSignal::new(false),
+            refused: RwSignal::new(Vec::new()),
             raw_query,
+        }
+    }
+
+    /// Marks `what` as holding text the page refused (`on`), or no longer.
+    pub fn mark_refused(&self, what: &'static str, on: bool) {
+        let has = self.refused.with_untracked(|v| v.contains(&what));
+        if on && !has {
+            self.refused.update(|v| v.push(what));
+        } else if !on && has {
+            self.refused.update(|v| v.retain(|w| *w != what));
         }
     }
 

@@ -24,12 +24,18 @@ fn input_files(ev: &web_sys::Event) -> Vec<File> {
         .unwrap_or_default()
 }
 
+/// What a failed load is called in "Size it"'s note ([`AppState::refused`]).
+const DROPPED: &str = "the model files";
+
 /// The bring-your-own-model panel.
 #[component]
 pub fn ModelSource() -> impl IntoView {
     let st = expect_context::<AppState>();
     let (progress, set_progress) = signal(String::new());
     let (error, set_error) = signal(Option::<String>::None);
+    // A load that failed leaves the model in use as it was: "Size it" says so.
+    Effect::new(move |_| st.mark_refused(DROPPED, error.get().is_some()));
+    on_cleanup(move || st.mark_refused(DROPPED, false));
     let (repo, set_repo) = signal(String::new());
     let (endpoint, set_endpoint) = signal("https://huggingface.co".to_string());
     // The access token lives only in this signal: never in the URL, never in storage.

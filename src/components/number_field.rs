@@ -63,6 +63,10 @@ pub fn NumberField(
     let mine = move || edit.get().filter(|(_, at, _)| *at == shown());
     let value = move || mine().map_or_else(shown, |(raw, _, _)| raw);
     let error = move || mine().and_then(|(_, _, e)| e);
+    // While this field holds refused text, the results are the last accepted values': "Size
+    // it" says so (`AppState::refused`); a field taken off the page holds nothing.
+    Effect::new(move |_| st.mark_refused(k.label, error().is_some()));
+    on_cleanup(move || st.mark_refused(k.label, false));
     // The input's value when this edit began (its first keystroke after the field was left or
     // changed from elsewhere). A refused text puts it back, so that the result and the link
     // never keep a prefix typed on the way (`9999999` on the way to a number out of range).

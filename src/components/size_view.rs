@@ -141,8 +141,17 @@ pub fn SizeView() -> impl IntoView {
         st.plan
             .with(|p| p.as_ref().err().cloned().unwrap_or_default())
     });
+    // Text the page refused (a field, the dropped files): the numbers are the last accepted
+    // values', dimmed, and the note says which input holds what was not used.
+    let refused = Memo::new(move |_| st.refused.get().join(", "));
+    let stale = move || refused.with(|r| !r.is_empty());
     view! {
-        <div class="vf-size">
+        <div class="vf-size" class:vf-stale=stale>
+            {move || stale().then(|| view! {
+                <p class="vf-stale-note" role="status" data-testid="stale-note">
+                    {move || format!("Not updated: vramfit could not use what is in {} (see the message there); the numbers below are for the last values it took.", refused.get())}
+                </p>
+            })}
             {move || error.with(|e| !e.is_empty()).then(|| view! { <p class="vf-verdict vf-bad" role="alert">{error}</p> })}
             {move || has_plan.get().then(|| view! {
                 <p class=move || verdict_class.get() data-testid="verdict">{move || view! { <Explained text=verdict_text.get()/> }}</p>

@@ -502,9 +502,16 @@ test('a number field keeps every character typed, key by key, and through other 
   assert.equal(await util.inputValue(), '0,15');
   assert.equal((await msg.textContent()).trim(), '0,15 is not a number');
   assert.ok(page.url().includes('util=0.9'), page.url());
+  // While a field holds refused text, "Size it" says the numbers are the last accepted ones.
+  const stale = page.getByTestId('stale-note');
+  await stale.waitFor();
+  assert.match(await stale.textContent(), /^Not updated: vramfit could not use what is in GPU memory utilization \(see the message there\)/);
+  assert.equal(await page.locator('.vf-size.vf-stale').count(), 1);
   // The arrow keys step the value by the field's step, as a number input's did, and stop at
   // the end of the range.
   await util.fill('0.9');
+  await stale.waitFor({ state: 'detached' });
+  assert.equal(await page.locator('.vf-size.vf-stale').count(), 0);
   await util.press('ArrowUp');
   assert.equal(await util.inputValue(), '0.91');
   await page.waitForFunction(() => location.search.includes('util=0.91'));

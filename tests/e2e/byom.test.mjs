@@ -152,6 +152,10 @@ test('a shard missing from the folder is named; a broken file gets a precise err
   await page.getByTestId('file-input').setInputFiles(bad);
   await page.getByTestId('file-error').waitFor();
   assert.match(await text(page, 'file-error'), /bad\.safetensors/);
+  // The model in use stays the one before, and "Size it" says its numbers are not the
+  // dropped files'.
+  await page.getByTestId('stale-note').waitFor();
+  assert.match(await text(page, 'stale-note'), /^Not updated: vramfit could not use what is in the model files/);
   // A config.json that does not read as a model: the page reads it (once) and names the field.
   const cfgDir = path.join(tmp, 'badcfg');
   fs.mkdirSync(cfgDir, { recursive: true });
@@ -168,6 +172,7 @@ test('a shard missing from the folder is named; a broken file gets a precise err
   fs.copyFileSync(path.join(dir, 'config.json'), path.join(cfgDir, 'renamed.json'));
   await page.getByTestId('file-input').setInputFiles([path.join(cfgDir, 'renamed.json')]);
   await page.waitForFunction(() => /Your model: renamed\.json/.test(document.querySelector('[data-testid="file-report"]')?.textContent ?? ''));
+  assert.equal(await page.getByTestId('stale-note').count(), 0);
   assert.deepEqual(page.errors, []);
 });
 
