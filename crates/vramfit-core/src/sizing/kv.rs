@@ -295,6 +295,7 @@ pub fn kv_groups(s: &Scenario) -> (Vec<KvGroup>, u64) {
 /// The attention kinds of a range of layers: full-attention layers, the layers of each
 /// sliding window (in order of first appearance) and recurrent layers; layers that share an
 /// earlier layer's KV are left out.
+#[derive(Clone)]
 struct Kinds {
     full: u64,
     windows: Inline<(u64, u64), 2>,
@@ -372,16 +373,28 @@ pub(super) fn kv_groups_compact(s: &Scenario) -> KvGroups {
         let (first, n) = crate::sizing::pp_stage(m.layers, pp, r);
         Kinds::of(m, first, first + n)
     };
-    // The stage whose layers hold the most KV per token (then recurrent state).
-    let busiest = (1..pp).fold(stage(0), |a, r| {
-        let b = stage(r);
-        let key = |k: &Kinds| (per_token(k), k.recurrent);
-        if key(&b) > key(&a) {
-            b
-        } else {
-            a
+    // The stage whose layers hold the most KV per token (then recurrent state). One stage:
+    // the whole model; every layer full attention (most models): the stage of the most
+    // layers, `⌈layers ÷ pp⌉` (`pp_stage`), without walking the stages.
+    let busiest = if pp == 1 {
+        all.clone()
+    } else if all.full == m.layers {
+        Kinds {
+            full: m.layers.div_ceil(pp),
+            windows: Inline::new((0, 0)),
+            recurrent: 0,
         }
-    });
+    } else {
+        (1..pp).fold(stage(0), |a, r| {
+            let b = stage(r);
+            let key = |k: &Kinds| (per_token(k), k.recurrent);
+            if key(&b) > key(&a) {
+                b
+            } else {
+                a
+            }
+        })
+    };
     let bytes_per_token = per_token(&busiest);
     let state_bytes = busiest.recurrent.saturating_mul(state_layer);
     let kv_layers = busiest.full + busiest.window_layers();
