@@ -25,7 +25,7 @@ fn input_files(ev: &web_sys::Event) -> Vec<File> {
 }
 
 /// What a failed load is called in "Size it"'s note ([`AppState::refused`]).
-const DROPPED: &str = "the model files";
+const DROPPED: &str = "the model you brought";
 
 /// The bring-your-own-model panel.
 #[component]
@@ -33,8 +33,12 @@ pub fn ModelSource() -> impl IntoView {
     let st = expect_context::<AppState>();
     let (progress, set_progress) = signal(String::new());
     let (error, set_error) = signal(Option::<String>::None);
-    // A load that failed leaves the model in use as it was: "Size it" says so.
-    Effect::new(move |_| st.mark_refused(DROPPED, error.get().is_some()));
+    // A load that failed leaves the model in use as it was: "Size it" says so, while that
+    // model is one brought here (back to the catalog, the numbers are the catalog's).
+    Effect::new(move |_| {
+        let brought = st.custom.with(Option::is_some);
+        st.mark_refused(DROPPED, brought && error.get().is_some());
+    });
     on_cleanup(move || st.mark_refused(DROPPED, false));
     let (repo, set_repo) = signal(String::new());
     let (endpoint, set_endpoint) = signal("https://huggingface.co".to_string());

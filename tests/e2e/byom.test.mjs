@@ -155,7 +155,7 @@ test('a shard missing from the folder is named; a broken file gets a precise err
   // The model in use stays the one before, and "Size it" says its numbers are not the
   // dropped files'.
   await page.getByTestId('stale-note').waitFor();
-  assert.match(await text(page, 'stale-note'), /^Not updated: vramfit could not use what is in the model files/);
+  assert.match(await text(page, 'stale-note'), /^Not updated: vramfit could not use what is in the model you brought/);
   // A config.json that does not read as a model: the page reads it (once) and names the field.
   const cfgDir = path.join(tmp, 'badcfg');
   fs.mkdirSync(cfgDir, { recursive: true });

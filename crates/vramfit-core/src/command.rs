@@ -32,7 +32,7 @@
 //! | block | `--block-size` | `--page-size` | – |
 //! | format | `--quantization`/`-q`, `--dtype` | `--quantization`, `--dtype` | – (checkpoint) |
 //! | expert parallel | `--enable-expert-parallel` | `--ep-size` > 1 | `--ep_size` > 1 |
-//! | data parallel ([`Command::data_parallel`], not a row: the plan sizes one rank) | `--data-parallel-size`, `-dp` | `--dp-size`, `--dp`, `--data-parallel-size` | – |
+//! | data parallel ([`Command::data_parallel`], not a row: the plan sizes one rank) | `--data-parallel-size`, `-dp`; the ranks on this node `--data-parallel-size-local`, `-dpl`, or one with `--data-parallel-rank`, `-dpn` | `--dp-size`, `--dp`, `--data-parallel-size` | – |
 //! | LoRA | `--enable-lora`, `--max-loras`, `--max-lora-rank`, `--max-cpu-loras`, `--fully-sharded-loras` | – | – |
 //! | multimodal | `--limit-mm-per-prompt`, `--mm-processor-kwargs` (JSON, onto their rows) | – | – |
 //! | speculative | `--speculative-config` (JSON: `method`, `model`, `num_speculative_tokens`) | – | – |
@@ -169,6 +169,10 @@ pub struct Command {
     /// given. Each rank is a TP × PP group of its own, except SGLang's with
     /// `--enable-dp-attention`, whose ranks split the TP group.
     pub data_parallel: u64,
+    /// The data-parallel ranks this command runs on its node when it runs fewer than all
+    /// (vLLM `--data-parallel-size-local`, or one with `--data-parallel-rank`, multi-node
+    /// deployments); `None`: all of them.
+    pub data_parallel_local: Option<u64>,
     /// The container image, when one is named.
     pub image: Option<String>,
 }

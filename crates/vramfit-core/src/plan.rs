@@ -45,7 +45,9 @@ mod fix;
 mod parts;
 mod scaling;
 use files::weights_provenance;
-pub use files::{catalog_files, custom_plan, header_weights, ModelFiles, Provenance};
+pub use files::{
+    catalog_files, custom_plan, format_of_report, header_weights, ModelFiles, Provenance,
+};
 pub use fix::{repair, settle, Fix, Needed, Repair, Settled, MAX_FIXES};
 pub use parts::{checkpoint, cost, placeholder_repo, Checkpoint, Cost, Launch, Running};
 pub use scaling::{
@@ -675,7 +677,13 @@ pub fn plan_arch_with(
     let verdict = parts::verdict_text(&settled, inputs, &rep, gpu.gpus_per_node());
     let run = starts.then(|| parts::running(&settled, gpu, inputs.flags.engine));
     let launch = if starts {
-        Some(parts::launch_of(&settled, None, &model_name, native))
+        Some(
+            parts::launch_of(&settled, None, &model_name, native).in_flight(
+                run.as_ref(),
+                inputs,
+                &settled.estimate,
+            ),
+        )
     } else {
         rep.fixes.first().map(|f| {
             let i = f.apply(inputs);
@@ -842,31 +850,6 @@ fn format_row(
         outcome,
         caveat: format.caveat(),
         estimate: st.estimate,
-    }
-}
-
-/// The weight format a checkpoint's headers imply (see [`crate::safetensors::Quantization`]).
-#[must_use]
-pub fn format_of_report(r: &crate::safetensors::Report) -> WeightFormat {
-    use crate::safetensors::Quantization as Q;
-    match r.quantization {
-        Q::Gptq | Q::CompressedTensorsInt => WeightFormat::Int4Gptq,
-        Q::Awq | Q::BitsAndBytes => WeightFormat::Int4Awq,
-        Q::Fp8 { block_scaled: true } => WeightFormat::Fp8Block,
-        Q::Fp8 {
-            block_scaled: false,
-        } => WeightFormat::Fp8,
-        Q::Mxfp4 => WeightFormat::Mxfp4Experts,
-        Q::Nvfp4 => WeightFormat::Nvfp4,
-        Q::None => {
-            if r.bytes_per_dtype.get("F16").copied().unwrap_or(0)
-                > r.bytes_per_dtype.get("BF16").copied().unwrap_or(0)
-            {
-                WeightFormat::Fp16
-            } else {
-                WeightFormat::Bf16
-            }
-        }
     }
 }
 

@@ -799,6 +799,13 @@ impl Replica {
         let draft_kv = draft.map_or(0.0, |d| f(d.kv_bytes_per_token));
         // `--cpu-offload-gb`: those bytes are read over the host link (`extras`), not HBM.
         let weights = (weights - f(e.features.cpu_offload_bytes)).max(0.0);
+        // vLLM's hybrid groups over pipeline stages: a request holds KV in every group,
+        // whichever stage holds its layers, at the busiest stage's tensors (`sizing/kv.rs`),
+        // not in the first stage's layers alone (which may hold no global layer).
+        let (kv_full, kv_window) = match e.kv_groups.held_per_token() {
+            Some((a, b)) if pp > 1 && matches!(s.flags.engine, Engine::Vllm { .. }) => (f(a), f(b)),
+            _ => (f(per_full * full_layers), f(per_window * window_layers)),
+        };
         Self {
             dense_bytes: (weights - expert_bytes).max(0.0),
             expert_bytes,
@@ -806,8 +813,8 @@ impl Replica {
             experts_per_token: m.moe.map_or(0.0, |x| f(x.experts_per_token)),
             dense_params: f(p.multiplied().saturating_sub(p.active_expert)) / f(tp) / f(pp),
             expert_params: f(p.active_expert) / f(tp) / f(pp),
-            kv_full_per_token: f(per_full * full_layers) + draft_kv,
-            kv_window_per_token: f(per_window * window_layers),
+            kv_full_per_token: kv_full + draft_kv,
+            kv_window_per_token: kv_window,
             attn_full_flops: f(flops_of(LA::Full) * full_layers),
             attn_window_flops: f(flops_of(LA::Sliding { window: 1 }) * window_layers),
             window: f(window),

@@ -684,7 +684,7 @@ fn world(c: &Command, p: &Plan) -> u64 {
     if dp_attention(c) {
         group
     } else {
-        group.saturating_mul(c.data_parallel)
+        group.saturating_mul(c.data_parallel_local.unwrap_or(c.data_parallel))
     }
 }
 
@@ -706,8 +706,11 @@ fn data_parallel(c: &Command, arch: &ModelArch, p: &Plan, out: &mut Vec<Check>) 
         (
             "data_parallel_replicas",
             format!(
-                "`{flag}` starts {n} copies of TP {tp} × PP {pp} behind one API server ({} GPUs in all): each GPU holds what this plan sizes, and the copies hold {n}× its requests at once",
-                world(c, p)
+                "`{flag}` starts {n} copies of TP {tp} × PP {pp} behind one API server ({}): each GPU holds what this plan sizes, and the copies hold {n}× its requests at once",
+                match c.data_parallel_local {
+                    Some(l) if l != n => format!("{l} of them on this node, {} GPUs", world(c, p)),
+                    _ => format!("{} GPUs in all", world(c, p)),
+                }
             ),
         )
     } else if dp_attention(c) {

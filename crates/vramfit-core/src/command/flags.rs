@@ -26,6 +26,11 @@ enum To {
     /// vLLM `--data-parallel-size N`, SGLang `--dp-size N`: data-parallel ranks
     /// ([`Command::data_parallel`]); what they do to memory is checked once the model is known.
     DataParallel,
+    /// vLLM `--data-parallel-size-local N`: the ranks this node runs
+    /// ([`Command::data_parallel_local`]).
+    DataParallelLocal,
+    /// vLLM `--data-parallel-rank N`: this command runs that one rank.
+    DataParallelRank,
     /// A switch that turns a row on (`--enforce-eager`).
     On(Field),
     /// A switch that turns a row off (`--enable-prefix-caching` = not `--no-enable-…`).
@@ -78,6 +83,10 @@ const VLLM: Table = Table {
         ("--enable-expert-parallel", To::ExpertParallel),
         ("--data-parallel-size", To::DataParallel),
         ("-dp", To::DataParallel),
+        ("--data-parallel-size-local", To::DataParallelLocal),
+        ("-dpl", To::DataParallelLocal),
+        ("--data-parallel-rank", To::DataParallelRank),
+        ("-dpn", To::DataParallelRank),
         ("--enable-lora", To::On(Field::EnableLora)),
         ("--max-loras", To::Row(Field::MaxLoras)),
         ("--max-lora-rank", To::Row(Field::MaxLoraRank)),
@@ -187,6 +196,14 @@ const VLLM: Table = Table {
         "--api-server-count",
         "--disable-frontend-multiprocessing",
         "--headless",
+        "--data-parallel-address",
+        "-dpa",
+        "--data-parallel-rpc-port",
+        "-dpp",
+        "--data-parallel-start-rank",
+        "-dpr",
+        "--data-parallel-backend",
+        "-dpb",
     ],
     unmodelled_switches: &[
         "--disable-custom-all-reduce",
@@ -340,6 +357,7 @@ pub(super) fn read(engine: Engine, args: &[String]) -> Result<Command, CommandEr
         dtype: None,
         docker_gpus: None,
         data_parallel: 1,
+        data_parallel_local: None,
         image: None,
     };
     // What the engine does without the flag: TP 1, PP 1, the model's own maximum length.
@@ -495,6 +513,25 @@ fn apply(c: &mut Command, to: To, written: &str, value: Option<&str>) -> Result<
                 flag: written.to_string(),
                 value: Some(v.to_string()),
                 affects_memory: true,
+            });
+        }
+        To::DataParallelLocal | To::DataParallelRank => {
+            let v = value.ok_or_else(need)?;
+            let n: u64 = v
+                .parse()
+                .map_err(|_| bad(format!("`{v}` is not a whole number")))?;
+            // The ranks this node runs: as many as given, or the one rank named (unless the
+            // local count is given too, in either order).
+            match to {
+                To::DataParallelLocal => c.data_parallel_local = Some(n),
+                _ => {
+                    c.data_parallel_local.get_or_insert(1);
+                }
+            }
+            c.unmodelled.push(Unmodelled {
+                flag: written.to_string(),
+                value: Some(v.to_string()),
+                affects_memory: false,
             });
         }
         To::EpSize => {

@@ -752,6 +752,32 @@ fn data_parallel_ranks_are_replicas_or_shared_experts() {
         ["data_parallel_not_modelled", "flags_not_modelled"]
     );
     assert!(c.checks[0].message.contains("attention weights of TP 1"));
+    // Multi-node DP (vLLM's "Data Parallel Deployment" examples): a command that runs one
+    // rank, or some ranks, of the deployment needs only their GPUs on its node.
+    let c = on(
+        "h100-sxm",
+        &format!("CUDA_VISIBLE_DEVICES=0 {dense} --data-parallel-size 2 --data-parallel-rank 0"),
+    );
+    assert_eq!(ids(&c), ["data_parallel_replicas"]);
+    assert_eq!(c.command.data_parallel_local, Some(1));
+    let c = on(
+        "h100-sxm",
+        &format!("CUDA_VISIBLE_DEVICES=0,1 {dense} --data-parallel-size 4 --data-parallel-size-local 2 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13345"),
+    );
+    assert_eq!(ids(&c), ["data_parallel_replicas"]);
+    assert!(
+        c.checks[0]
+            .message
+            .contains("2 of them on this node, 2 GPUs"),
+        "{}",
+        c.checks[0].message
+    );
+    assert!(c.command.unmodelled.iter().all(|u| !u.affects_memory));
+    let c = on(
+        "h100-sxm",
+        &format!("CUDA_VISIBLE_DEVICES=0 {dense} -dp 4 -dpl 2"),
+    );
+    assert_eq!(ids(&c), ["too_few_gpus", "data_parallel_replicas"]);
     // A rank count below 1 names the flag.
     let e = parse(&format!("{dense} --data-parallel-size 0")).unwrap_err();
     assert!(e.to_string().contains("--data-parallel-size"), "{e}");

@@ -3,7 +3,7 @@
 //! `quantization_config` keeps in 16 bits), and where the weights figure came from
 //! ([`Provenance`]: headers, index or config, with the assumptions).
 
-use super::{format_of_report, plan_arch_with, same_shape, Inputs, Plan};
+use super::{plan_arch_with, same_shape, Inputs, Plan};
 use crate::catalog::{Catalog, Gpu};
 use crate::dtype::WeightFormat;
 use crate::model::ModelArch;
@@ -167,6 +167,12 @@ pub fn custom_plan(
     // Without headers, the format the config's `quantization_config` names (16-bit when
     // it names none vramfit reads: `model/quant.rs`, with an assumption).
     let from_config = arch.config_quantization;
+    // With headers, the tensors say the format: the config's unread method is no assumption.
+    let mut arch = arch;
+    if report.is_some() {
+        arch.assumptions
+            .retain(|a| a.field != "quantization_config");
+    }
     let native = report.map_or_else(
         || from_config.map_or(WeightFormat::Bf16, |q| q.format),
         format_of_report,
@@ -253,4 +259,29 @@ pub(super) fn provenance(
         detail: weights.detail.clone(),
     });
     v
+}
+
+/// The weight format a checkpoint's headers imply (see [`crate::safetensors::Quantization`]).
+#[must_use]
+pub fn format_of_report(r: &crate::safetensors::Report) -> WeightFormat {
+    use crate::safetensors::Quantization as Q;
+    match r.quantization {
+        Q::Gptq | Q::CompressedTensorsInt => WeightFormat::Int4Gptq,
+        Q::Awq | Q::BitsAndBytes => WeightFormat::Int4Awq,
+        Q::Fp8 { block_scaled: true } => WeightFormat::Fp8Block,
+        Q::Fp8 {
+            block_scaled: false,
+        } => WeightFormat::Fp8,
+        Q::Mxfp4 => WeightFormat::Mxfp4Experts,
+        Q::Nvfp4 => WeightFormat::Nvfp4,
+        Q::None => {
+            if r.bytes_per_dtype.get("F16").copied().unwrap_or(0)
+                > r.bytes_per_dtype.get("BF16").copied().unwrap_or(0)
+            {
+                WeightFormat::Fp16
+            } else {
+                WeightFormat::Bf16
+            }
+        }
+    }
 }

@@ -19,7 +19,7 @@ use crate::catalog::{Gpu, Model};
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::engine::Engine;
 use crate::serving::Serving;
-use crate::sizing::Fit;
+use crate::sizing::{Fit, Refusal};
 use crate::throughput::Speed;
 use crate::units::real as f;
 use serde::Serialize;
@@ -109,8 +109,9 @@ pub struct Launch {
     /// Requests one replica holds at once.
     pub requests_per_replica: u64,
     /// llama.cpp's parallel slots (`-np`), each of `max_model_len` tokens allocated ahead:
-    /// a llama.cpp plan's own slots, else the busiest replica's users, as many as the plan's
-    /// KV pool holds whole (at least one).
+    /// a llama.cpp plan's own slots, else the busiest replica's users (with a request rate,
+    /// the requests a replica has in flight: [`super::plan`]), as many as the plan's KV pool
+    /// holds whole (at least one).
     pub slots: u64,
     /// `--block-size`, when the user set one.
     pub block_size: Option<u64>,
@@ -313,8 +314,13 @@ pub(super) fn launch_of(
         slots: if s.flags.engine == crate::engine::Engine::LlamaCpp {
             e.requests_per_replica()
         } else {
-            let users = s.workload.users.div_ceil(st.replicas.max(1));
-            users.min(e.kv_tokens / e.max_model_len.max(1)).max(1)
+            // Whole requests of `max_model_len` the pool holds (every KV group counted).
+            let whole = crate::units::whole(e.max_concurrency.floor());
+            s.workload
+                .users
+                .div_ceil(st.replicas.max(1))
+                .min(whole)
+                .max(1)
         },
         block_size: s.flags.block_size,
         expert_parallel: s.flags.expert_parallel,
@@ -333,6 +339,24 @@ pub(super) fn launch_of(
         features: s.flags.features,
         draft_repo: s.draft_repo.clone(),
         spec_tokens: crate::sizing::spec::spec_tokens(s),
+    }
+}
+
+impl Launch {
+    /// With a request rate, llama.cpp's slots are the requests a replica has in flight (the
+    /// operating point's), as many as the KV pool holds whole.
+    #[must_use]
+    pub(super) fn in_flight(
+        mut self,
+        run: Option<&Running>,
+        inputs: &Inputs,
+        e: &crate::sizing::Estimate,
+    ) -> Self {
+        if let (Some(r), true) = (run, inputs.workload.request_rate.is_some()) {
+            let busy = crate::units::whole(r.serving.concurrency.ceil()).max(1);
+            self.slots = busy.min(crate::units::whole(e.max_concurrency.floor()).max(1));
+        }
+        self
     }
 }
 
@@ -371,7 +395,8 @@ pub(super) fn verdict_text(
     let mut t = match e.fit {
         Fit::Fits => format!("fits at {at} ({how}): {detail}"),
         Fit::FitsWithQueueing => format!("starts at {at} ({how}), but {detail}"),
-        _ if st.auto => format!(
+        // A flag or format the engine refuses whatever the layout: no layout is to blame.
+        _ if st.auto && e.refusal.is_none_or(Refusal::is_layout) => format!(
             "will not start on any layout vramfit tries (TP ≤ {} × PP ≤ 16 GPUs); at {at}: {detail}",
             crate::layout::TP_CANDIDATES
                 .iter()

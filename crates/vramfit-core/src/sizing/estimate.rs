@@ -307,12 +307,22 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
     // One request's tokens (prompt, media, output), read once: each reading walks the
     // multimodal items.
     let request = s.request_tokens();
-    let max_num_seqs = s.flags.max_num_seqs.unwrap_or(def_seqs).clamp(1, 1 << 20);
     let max_num_batched_tokens = s
         .flags
         .max_num_batched_tokens
         .unwrap_or(def_tokens)
         .clamp(1, 1 << 26);
+    // vLLM lowers its default sequences to the batched tokens (`vllm/engine/arg_utils.py`:
+    // `if orig_max_num_seqs is None: max_num_seqs = min(max_num_seqs,
+    // max_num_batched_tokens)`); only both set by hand can contradict each other.
+    let max_num_seqs = match s.flags.max_num_seqs {
+        Some(n) => n,
+        None if matches!(s.flags.engine, Engine::Vllm { .. }) => {
+            def_seqs.min(max_num_batched_tokens)
+        }
+        None => def_seqs,
+    }
+    .clamp(1, 1 << 20);
     let block_size = s
         .flags
         .block_size
@@ -637,6 +647,7 @@ pub fn estimate_bytes(s: &Scenario, gpu_total_bytes: u64) -> Estimate {
         refusal,
         engine: s.flags.engine,
         set_pool: set_need.map(|need| (need, gpu_total_bytes)),
+        short: (weights + activation + non_torch).saturating_sub(budget),
     };
     Estimate {
         budget_bytes: budget,
@@ -708,12 +719,12 @@ impl Estimate {
     /// holds `⌈users ÷ replicas⌉` of them, and they queue only when one replica's KV pool
     /// holds fewer ([`Estimate::replicas_for`] sizes the replicas so that it does not).
     pub fn share_users(&mut self, replicas: u64) {
-        if replicas <= 1 || self.fit != Fit::FitsWithQueueing {
+        if replicas <= 1 || !self.fit.starts() {
             return;
         }
         let busiest = self.verdict.users.div_ceil(replicas);
         self.verdict.users = busiest;
-        if self.verdict.conc + 1e-9 >= f(busiest) {
+        if self.fit == Fit::FitsWithQueueing && self.verdict.conc + 1e-9 >= f(busiest) {
             self.fit = Fit::Fits;
             self.verdict.fit = Fit::Fits;
         }

@@ -176,6 +176,24 @@ impl KvGroups {
         self.slot_bytes
     }
 
+    /// Hybrid groups (sliding windows beside other layers): the bytes a request holds on
+    /// the busiest stage per token of its context, over every group of each kind, as
+    /// (full-attention, sliding): a group takes `slot_bytes ÷ ratio` a token, whichever stage
+    /// holds its layers ([`kv_groups_compact`]). `None` for one uniform group.
+    #[must_use]
+    pub fn held_per_token(&self) -> Option<(u64, u64)> {
+        let windows = self.windows.as_slice();
+        if windows.is_empty() {
+            return None;
+        }
+        let per = |groups: u64, ratio: u64| groups.saturating_mul(self.slot_bytes) / ratio.max(1);
+        let sliding: u64 = windows.iter().map(|&(_, n)| self.groups_of(n)).sum();
+        Some((
+            per(self.groups_of(self.full), self.full_ratio),
+            per(sliding, self.window_ratio),
+        ))
+    }
+
     /// KV bytes one token takes over the stage's layers on this GPU.
     #[must_use]
     pub fn bytes_per_token(&self) -> u64 {
@@ -285,7 +303,8 @@ impl Serialize for KvGroups {
     }
 }
 
-/// KV groups of the busiest pipeline stage, and layers per group (tensor slots).
+/// The KV groups (vLLM's hybrid groups are the whole model's, [`kv_groups_compact`]; one
+/// uniform group holds the busiest stage's layers), and layers per group.
 #[must_use]
 pub fn kv_groups(s: &Scenario) -> (Vec<KvGroup>, u64) {
     let groups = kv_groups_compact(s);

@@ -372,6 +372,10 @@ pub(super) fn estimate(s: &Scenario, gpu_total_bytes: u64, warnings: Warnings) -
         refusal,
         engine: s.flags.engine,
         set_pool: None,
+        short: weights
+            .saturating_add(compute)
+            .saturating_add(context)
+            .saturating_sub(budget),
     };
     Estimate {
         budget_bytes: budget,

@@ -60,6 +60,8 @@ pub struct Verdict {
     /// memory (the pool is no longer what is left of a fraction, so the fraction is not the
     /// limit).
     pub(super) set_pool: Option<(u64, u64)>,
+    /// What the weights and the runtime need beyond the memory budget (0 when they fit).
+    pub(super) short: u64,
 }
 
 impl Verdict {
@@ -118,7 +120,7 @@ impl Verdict {
             (Fit::WeightsTooLarge, _) => format!(
                 "weights and runtime need more than the {:.2} × memory budget ({} short, before any KV cache)",
                 self.util,
-                fmt_gib(self.pool.unsigned_abs())
+                fmt_gib(self.short)
             ),
             (Fit::KvTooSmall, _) => format!(
                 "one request of {} tokens needs {} of KV cache, the pool is {}",

@@ -351,6 +351,24 @@ fn weights_come_from_the_headers_split_by_tensor_name() {
     };
     let p = custom_plan(&cat, m.clone(), "qwen05", Some(&r), gpu, &i);
     assert_eq!(p.weights_source.source, "headers");
+    // A quantization method the config reader does not size is its assumption without the
+    // headers, and no word of it with them (the tensors say the format).
+    let odd = ModelArch::from_config_str(&QWEN05_CONFIG.replace(
+        "\"torch_dtype\":\"bfloat16\"",
+        "\"torch_dtype\":\"bfloat16\",\"quantization_config\":{\"quant_method\":\"weird\"}",
+    ))
+    .unwrap();
+    let said =
+        |p: &vramfit_core::plan::Plan| p.warnings.iter().any(|w| w.contains("quantization_config"));
+    assert!(said(&custom_plan(
+        &cat,
+        odd.clone(),
+        "qwen05",
+        None,
+        gpu,
+        &i
+    )));
+    assert!(!said(&custom_plan(&cat, odd, "qwen05", Some(&r), gpu, &i)));
     // TP 1: the headers' bytes + vLLM's rotary cache [32768, 64] bf16 = 4,194,304 B
     // (vocab 151936 = 2374 × 64: no padding) = 992,259,840.
     assert_eq!(p.estimate.weights_bytes, 992_259_840);

@@ -74,6 +74,14 @@ fn the_llama_cpp_command_of_a_vllm_plan_asks_for_what_the_pool_holds() {
     let p = plan(&Catalog::bundled(), &i).unwrap();
     let text = vramfit_core::commands::llama_cpp(p.launch.as_ref().unwrap());
     assert!(text.contains("-c 32768 -np 4 "), "{text}");
+    // With a request rate, the requests a replica has in flight (20 req/s: more than the 54
+    // whole 8,192-token requests the pool holds, so 54).
+    i.workload.users = 1;
+    i.workload.request_rate = Some(20.0);
+    let p = plan(&Catalog::bundled(), &i).unwrap();
+    let text = vramfit_core::commands::llama_cpp(p.launch.as_ref().unwrap());
+    assert_eq!(p.estimate.kv_tokens / 8192, 54);
+    assert!(text.contains("-c 442368 -np 54 "), "{text}");
 }
 
 /// A `config.json` alone with a `quantization_config` is sized in the format it names
@@ -104,18 +112,19 @@ fn a_config_with_a_quantization_config_is_sized_in_its_format() {
     );
 }
 
-/// vLLM refuses fewer batched tokens than sequences (`SchedulerConfig`: "max_num_batched_tokens
-/// (1) must be greater than or equal to max_num_seqs (1024)"), the GPU's defaults included:
-/// H100's 1,024 sequences need at least 1,024 tokens a step.
+/// vLLM refuses fewer batched tokens than sequences when both are set (`SchedulerConfig`:
+/// "max_num_batched_tokens (512) must be greater than or equal to max_num_seqs (1024)");
+/// with `--max-num-seqs` left out it lowers its default to the batched tokens
+/// (`arg_utils.py`: `max_num_seqs = min(max_num_seqs, max_num_batched_tokens)`).
 #[test]
-fn vllm_refuses_fewer_batched_tokens_than_sequences() {
+fn vllm_refuses_fewer_batched_tokens_than_sequences_set_by_hand() {
     let at = |tokens: u64, seqs: Option<u64>| {
         let mut i = on("llama-3.1-8b", "h100-sxm");
         i.flags.max_num_batched_tokens = Some(tokens);
         i.flags.max_num_seqs = seqs;
         plan(&Catalog::bundled(), &i).unwrap()
     };
-    let p = at(1, None);
+    let p = at(512, Some(1024));
     assert_eq!(
         p.estimate.refusal.map(|r| r.id()),
         Some("batched_below_seqs")
@@ -127,15 +136,16 @@ fn vllm_refuses_fewer_batched_tokens_than_sequences() {
         "{}",
         p.verdict
     );
-    assert_eq!(
-        at(1023, None).estimate.refusal.map(|r| r.id()),
-        Some("batched_below_seqs")
-    );
-    assert!(at(1024, None).run.is_some());
+    // H100's default 1,024 sequences come down to 512 with 512 batched tokens.
+    let lowered = at(512, None);
+    assert!(lowered.run.is_some(), "{}", lowered.verdict);
+    assert_eq!(lowered.estimate.max_num_seqs, 512);
+    assert!(at(1024, Some(1024)).run.is_some());
     assert!(at(512, Some(256)).run.is_some());
     // Another engine has no such rule.
     let mut i = on("llama-3.1-8b", "h100-sxm");
     i.flags.max_num_batched_tokens = Some(1);
+    i.flags.max_num_seqs = Some(8);
     i.flags.engine = vramfit_core::sizing::Engine::Sglang;
     assert_ne!(
         plan(&Catalog::bundled(), &i)
@@ -194,4 +204,27 @@ fn vllm_refuses_formats_below_their_compute_capability() {
         p.verdict
     );
     assert_eq!(p.fixes.first().and_then(|f| f.format), Some(W::Fp16));
+}
+
+/// The serving model holds a request's KV as the memory model does over pipeline stages:
+/// Gemma 3 27B at PP 16 on H100, one tensor a group on the busiest stage, so a token of
+/// context takes 8,192 B in the full group and 6 × 8,192 B in the sliding ones (the first
+/// stage, layers 0–2, holds no global layer: it read 0 B of full attention before).
+#[test]
+fn a_pipeline_stage_holds_every_groups_kv_in_the_serving_model() {
+    let cat = Catalog::bundled();
+    let mut s = scen("gemma-3-27b", 1);
+    s.pipeline_parallel_size = 16;
+    s.flags.max_model_len = Some(131_072);
+    let gpu = cat.gpu("h100-sxm").unwrap();
+    let e = estimate_bytes(&s, gpu.usable_bytes());
+    let r = vramfit_core::serving::Replica::of(&s, gpu, &e);
+    assert_eq!(r.kv_full_per_token, 8192.0);
+    assert_eq!(r.kv_window_per_token, 6.0 * 8192.0);
+    // One stage: the layers themselves (10 full, 52 sliding), as before.
+    s.pipeline_parallel_size = 1;
+    let e = estimate_bytes(&s, 8 * 80 * GIB);
+    let r = vramfit_core::serving::Replica::of(&s, gpu, &e);
+    assert_eq!(r.kv_full_per_token, 10.0 * 8192.0);
+    assert_eq!(r.kv_window_per_token, 52.0 * 8192.0);
 }
