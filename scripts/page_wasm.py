@@ -53,8 +53,8 @@ STEM = "vramfit-web"
 # nested 127 deep, was 60,880 B on 2026-12-05 and 64,088 B on 2026-12-06 (the command
 # checker; the stack region painted with a pattern, then the lowest byte changed:
 # tests/e2e/memory.test.mjs). 256 KiB until 2026-12-06; 160 KiB since, 2.56 times the
-# deepest, and the test fails if a change takes it past half: Chromium 156.0.8078.114 holds
-# 0.12 MB more JS heap for the same page than 156.0.8078.73 did, which took the page past
+# deepest, and the test fails if a change takes it past half: Chromium 156.0.8078.114 reads
+# 0.12 MB more JS heap + wasm memory for the same page than .73 did, which took the page past
 # the 3 MB of issue 19 (docs/PERFORMANCE.md, fifteenth session). Every page holds 864 KiB
 # less than at the default. Debug
 # builds (`trunk serve` without --release), whose frames are several times larger, keep the
