@@ -675,8 +675,9 @@ pub(super) fn dp_changes_memory(c: &Command, arch: &ModelArch) -> bool {
     c.data_parallel > 1 && (dp_attention(c) || (c.engine != Engine::Sglang && arch.moe.is_some()))
 }
 
-/// GPUs the command starts: TP × PP per data-parallel rank, TP × PP in all where SGLang's
-/// ranks split the TP group.
+/// GPUs the command starts on its node: TP × PP per data-parallel rank it runs (all of
+/// them, or [`Command::data_parallel_local`]), TP × PP in all where SGLang's ranks split the
+/// TP group.
 fn world(c: &Command, p: &Plan) -> u64 {
     let group = p
         .tensor_parallel_size

@@ -12,7 +12,9 @@
 //!   `input_activations`: int 4-bit weights only (W4A16), int 8-bit weights and activations
 //!   (W8A8), float 8-bit (FP8), float 4-bit (NVFP4: `format` `nvfp4-pack-quantized`);
 //! - `mxfp4` (gpt-oss: experts only), `modelopt` (`quant_algo` FP8 or NVFP4),
-//!   `modelopt_fp4`; `bitsandbytes` with `load_in_4bit`.
+//!   `modelopt_fp4`; `bitsandbytes` with `load_in_4bit` (sized as INT4-AWQ at group 64, as
+//!   the headers' reader sizes it: its compute-capability floor is then AWQ's 7.5, not
+//!   bitsandbytes' 7.0, so a V100 is refused it).
 //!
 //! Anything else (8-bit GPTQ/AWQ, bitsandbytes 8-bit, an unknown method) is not read: the
 //! weights are sized at 16 bits and an assumption says so.

@@ -37,8 +37,9 @@
 //!   checkpoints load on any (bf16 is cast to fp16 below 8.0). [`min_capability`].
 //! - **Batched tokens below sequences** (vLLM `vllm/config/scheduler.py`, `SchedulerConfig`:
 //!   "max_num_batched_tokens (…) must be greater than or equal to max_num_seqs (…)"): every
-//!   running sequence takes at least one token a step; checked on the resolved values, the
-//!   GPU's defaults included (`sizing/estimate.rs`).
+//!   running sequence takes at least one token a step. vLLM lowers its default sequences to
+//!   the batched tokens (`vllm/engine/arg_utils.py`), so only both set by hand contradict
+//!   (`sizing/estimate.rs`).
 
 use super::{Engine, Scenario};
 use crate::model::ModelArch;
