@@ -470,13 +470,9 @@ pub fn check(cat: &Catalog, base: &Inputs, text: &str) -> Result<CommandCheck, C
         .map_err(|e| CommandError::Plan(PlanError::BadModel(e.to_string()).to_string()))?;
     // Data-parallel replicas of the layout change no GPU's memory (`checks::data_parallel`).
     if !checks::dp_changes_memory(&c, &arch) {
-        let replicas: Vec<bool> = c
-            .unmodelled
-            .iter()
-            .map(|u| checks::is_dp_flag(&c, &u.flag))
-            .collect();
-        for (u, r) in c.unmodelled.iter_mut().zip(replicas) {
-            u.affects_memory &= !r;
+        let engine = c.engine;
+        for u in &mut c.unmodelled {
+            u.affects_memory &= !flags::sets_data_parallel(engine, &u.flag);
         }
     }
     let p = plan::plan(cat, &c.inputs).map_err(|e| CommandError::Plan(e.to_string()))?;

@@ -60,6 +60,7 @@ mod weights;
 pub use crate::units::fmt_gib;
 pub use estimate::{estimate, estimate_bytes, vllm_defaults, Estimate, Part};
 pub use features::FeatureBytes;
+pub(crate) use kv::Kinds;
 pub use kv::{blocks_for_len, kv_groups, KvGroup, KvGroups};
 pub use quant_layout::{
     fp8_block_scale_bytes, kept_format, mxfp4_backend, mxfp4_expert_dims, mxfp4_experts_bytes,

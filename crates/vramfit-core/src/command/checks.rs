@@ -645,21 +645,12 @@ fn visible_count(v: &str) -> Option<u64> {
     Some(count(list))
 }
 
-/// Whether a flag as written sets [`Command::data_parallel`] in the command's engine.
-pub(super) fn is_dp_flag(c: &Command, flag: &str) -> bool {
-    let names: &[&str] = match c.engine {
-        Engine::Sglang => &["--dp-size", "--dp", "--data-parallel-size"],
-        _ => &["--data-parallel-size", "-dp", "--data_parallel_size"],
-    };
-    names.contains(&flag)
-}
-
 /// The flag that set [`Command::data_parallel`], as written with its value.
 fn dp_written(c: &Command) -> Option<String> {
     c.flags
         .iter()
         .rev()
-        .find(|f| is_dp_flag(c, &f.flag))
+        .find(|f| super::flags::sets_data_parallel(c.engine, &f.flag))
         .map(|f| format!("{} {}", f.flag, f.value.as_deref().unwrap_or_default()))
 }
 

@@ -334,6 +334,13 @@ fn table(e: Engine) -> &'static Table {
     }
 }
 
+/// Whether `flag`, as written, sets the data-parallel size in `engine`'s table
+/// ([`Command::data_parallel`]).
+pub(super) fn sets_data_parallel(engine: Engine, flag: &str) -> bool {
+    let t = table(engine);
+    row_of(t, &canonical(t, flag)) == Some(To::DataParallel)
+}
+
 /// The flag as its table spells it (`--max_model_len` → `--max-model-len` for vLLM).
 fn canonical(t: &Table, flag: &str) -> String {
     if t.underscores && flag.starts_with("--") {

@@ -106,11 +106,6 @@ pub fn layout_gpus(s: &crate::sizing::Scenario) -> u64 {
         .saturating_mul(s.pipeline_parallel_size.max(1))
 }
 
-/// The layers of the busiest (first) stage of `pp` by attention kind: (full-attention layers,
-/// sliding-window layers, the widest window). Sliding and chunked layers read and hold at most
-/// their window, whatever the engine's memory accounting (vLLM's hybrid allocator,
-/// TensorRT-LLM's variable-window KV pools and its PyTorch backend's per-model windows,
-/// `_torch/models/modeling_mistral.py` `attention_window_size`).
 /// The MoE layers of a stage, counted over the same first stage as [`attention_layers`].
 pub(super) fn moe_layers(m: &crate::model::ModelArch, pp: u64) -> u64 {
     let stage = usize::try_from(m.layers.div_ceil(pp)).unwrap_or(usize::MAX);
@@ -121,30 +116,12 @@ pub(super) fn moe_layers(m: &crate::model::ModelArch, pp: u64) -> u64 {
         .sum()
 }
 
+/// The layers of the busiest (first) stage of `pp` by attention kind: (full-attention layers,
+/// sliding-window layers, the widest window). Sliding and chunked layers read and hold at most
+/// their window, whatever the engine's memory accounting (vLLM's hybrid allocator,
+/// TensorRT-LLM's variable-window KV pools and its PyTorch backend's per-model windows,
+/// `_torch/models/modeling_mistral.py` `attention_window_size`).
 pub(super) fn attention_layers(m: &crate::model::ModelArch, pp: u64) -> (u64, u64, u64) {
-    use crate::model::LayerAttention as LA;
-    let (mut full_layers, mut window_layers, mut window) = (0, 0, 0);
-    let stage = usize::try_from(m.layers.div_ceil(pp)).unwrap_or(usize::MAX);
-    for (i, a) in m.layer_attention.iter().take(stage).enumerate() {
-        if m.shares_kv(u64::try_from(i).unwrap_or(u64::MAX)) {
-            continue;
-        }
-        match a {
-            LA::Sliding { window: w } => {
-                window_layers += 1;
-                window = window.max(*w);
-            }
-            LA::Full => full_layers += 1,
-            LA::Recurrent | LA::MlpOnly => {}
-        }
-    }
-    if full_layers + window_layers == 0
-        && !m
-            .layer_attention
-            .iter()
-            .any(|a| matches!(a, LA::Recurrent | LA::MlpOnly))
-    {
-        full_layers = m.layers.div_ceil(pp);
-    }
-    (full_layers, window_layers, window)
+    let k = crate::sizing::Kinds::of(m, 0, m.layers.div_ceil(pp));
+    (k.full, k.window_layers(), k.widest_window())
 }

@@ -313,16 +313,19 @@ pub fn kv_groups(s: &Scenario) -> (Vec<KvGroup>, u64) {
 
 /// The attention kinds of a range of layers: full-attention layers, the layers of each
 /// sliding window (in order of first appearance) and recurrent layers; layers that share an
-/// earlier layer's KV are left out.
+/// earlier layer's KV are left out. The KV groups count them, and so does the serving
+/// model's stage (`serving/layouts.rs`).
 #[derive(Clone)]
-struct Kinds {
-    full: u64,
+pub(crate) struct Kinds {
+    /// Full-attention layers.
+    pub(crate) full: u64,
     windows: Inline<(u64, u64), 2>,
     recurrent: u64,
 }
 
 impl Kinds {
-    fn of(m: &crate::model::ModelArch, start: u64, end: u64) -> Self {
+    /// The kinds of layers `start..end` (a layer the config lists no kind for is full).
+    pub(crate) fn of(m: &crate::model::ModelArch, start: u64, end: u64) -> Self {
         let mut k = Self {
             full: 0,
             windows: Inline::new((0, 0)),
@@ -352,8 +355,19 @@ impl Kinds {
         k
     }
 
-    fn window_layers(&self) -> u64 {
+    /// Sliding-window layers, all windows together.
+    pub(crate) fn window_layers(&self) -> u64 {
         self.windows.as_slice().iter().map(|&(_, n)| n).sum()
+    }
+
+    /// The widest sliding window (0 without one).
+    pub(crate) fn widest_window(&self) -> u64 {
+        self.windows
+            .as_slice()
+            .iter()
+            .map(|&(w, _)| w)
+            .max()
+            .unwrap_or(0)
     }
 
     fn window_of(&self, window: u64) -> u64 {

@@ -7,22 +7,7 @@ use vramfit_core::inputs::Field;
 use vramfit_core::plan::{plan, Inputs};
 use vramfit_core::sizing::{estimate_bytes, weights_per_gpu, Engine, Fit, Scenario, GIB};
 
-use crate::support::arch;
-
-/// The default inputs with a catalog model and GPU.
-fn on(model: &str, gpu: &str) -> Inputs {
-    Inputs {
-        model: model.into(),
-        gpu: gpu.into(),
-        ..Inputs::default()
-    }
-}
-
-fn scen(id: &str, tp: u64) -> Scenario {
-    let mut s = Scenario::new(arch(id));
-    s.tensor_parallel_size = tp;
-    s
-}
+use crate::support::{arch, on, scen};
 
 #[test]
 fn kv_bytes_per_token_from_real_configs() {

@@ -2,25 +2,10 @@
 //! worked out by hand from the engines' source.
 
 use vramfit_core::catalog::Catalog;
-use vramfit_core::plan::{plan, Inputs};
-use vramfit_core::sizing::{estimate_bytes, Scenario, GIB};
+use vramfit_core::plan::plan;
+use vramfit_core::sizing::{estimate_bytes, GIB};
 
-use crate::support::arch;
-
-/// The default inputs with a catalog model and GPU.
-fn on(model: &str, gpu: &str) -> Inputs {
-    Inputs {
-        model: model.into(),
-        gpu: gpu.into(),
-        ..Inputs::default()
-    }
-}
-
-fn scen(id: &str, tp: u64) -> Scenario {
-    let mut s = Scenario::new(arch(id));
-    s.tensor_parallel_size = tp;
-    s
-}
+use crate::support::{on, scen};
 
 /// Gemma 3 27B over pipeline stages (62 layers, every 6th global: 10 full + 52 sliding,
 /// window 1024; 16 KV heads × 128 × 2 × 2 B = 8,192 B a layer per token at TP 1). vLLM
