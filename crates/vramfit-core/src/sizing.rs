@@ -71,6 +71,7 @@ pub use refusal::{
     VLLM_BLOCK_SIZES,
 };
 pub use verdict::{Fit, Verdict, Warning, Warnings};
+pub(crate) use weights::moe_layers_in;
 pub use weights::{
     layout_padding_per_gpu, stage_weights, weights_per_gpu, weights_read_per_step, HeaderSource,
     HeaderWeights,

@@ -108,12 +108,7 @@ pub fn layout_gpus(s: &crate::sizing::Scenario) -> u64 {
 
 /// The MoE layers of a stage, counted over the same first stage as [`attention_layers`].
 pub(super) fn moe_layers(m: &crate::model::ModelArch, pp: u64) -> u64 {
-    let stage = usize::try_from(m.layers.div_ceil(pp)).unwrap_or(usize::MAX);
-    m.layer_is_moe
-        .iter()
-        .take(stage)
-        .map(|x| u64::from(*x))
-        .sum()
+    crate::sizing::moe_layers_in(&m.layer_is_moe, 0, m.layers.div_ceil(pp))
 }
 
 /// The layers of the busiest (first) stage of `pp` by attention kind: (full-attention layers,

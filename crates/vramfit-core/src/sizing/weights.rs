@@ -195,7 +195,7 @@ pub fn stage_weights(s: &Scenario) -> Vec<u64> {
 }
 
 /// MoE layers among layers `start..start + n` (layers past `is_moe` are dense).
-fn moe_layers_in(is_moe: &[bool], start: u64, n: u64) -> u64 {
+pub(crate) fn moe_layers_in(is_moe: &[bool], start: u64, n: u64) -> u64 {
     let clip = |i: u64| usize::try_from(i).map_or(is_moe.len(), |i| i.min(is_moe.len()));
     let range = &is_moe[clip(start)..clip(start.saturating_add(n))];
     u64::try_from(range.iter().filter(|&&x| x).count()).unwrap_or(0)
